@@ -1,0 +1,39 @@
+"""Install urdf_state_publisher as an ament_python package (colcon) or with pip."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+package_name = 'urdf_state_publisher'
+
+setup(
+    name=package_name,
+    version='0.1.0',
+    packages=find_packages(exclude=['test', 'test.*']),
+    package_data={package_name: ['py.typed']},
+    data_files=[
+        ('share/ament_index/resource_index/packages', ['resource/' + package_name]),
+        ('share/' + package_name, ['package.xml']),
+        ('share/' + package_name + '/launch', glob('launch/*.launch.py')),
+        ('share/' + package_name + '/config', glob('config/*.yaml') + glob('config/*.rviz')),
+        ('share/' + package_name + '/urdf', glob('urdf/*.urdf') + glob('urdf/*.xacro')),
+    ],
+    python_requires='>=3.10',
+    # The non-ROS Python dependencies. In a ROS 2 install rosdep provides them (package.xml);
+    # listing them here makes a plain `pip install .` next to rclpy work as well.
+    install_requires=['setuptools', 'numpy', 'lxml', 'urdfdom-py', 'xacro'],
+    zip_safe=True,
+    maintainer='urdf_state_publisher developers',
+    maintainer_email='dev@urdf-state-publisher.invalid',
+    description='Publishes a robot description and its state on tf2, a drop-in for '
+                'robot_state_publisher with mimic chains, joint limits and sensor frames.',
+    license='Apache-2.0',
+    extras_require={'test': ['pytest', 'hypothesis']},
+    entry_points={
+        'console_scripts': [
+            'urdf_state_publisher = urdf_state_publisher.node:main',
+            'urdf_state_publisher_inspect = urdf_state_publisher.inspect_cli:main',
+            'urdf_state_publisher_demo = urdf_state_publisher.demo:main',
+        ],
+    },
+)

@@ -1,0 +1,728 @@
+"""Tests for urdf_state_publisher.description: loading, defaults, validation, warnings."""
+
+import importlib.util
+import math
+from pathlib import Path
+import threading
+
+from hypothesis import given, HealthCheck, settings
+from hypothesis import strategies as st
+import pytest
+from urdf_parser_py.xml_reflection import core as xml_reflection_core
+
+from urdf_state_publisher.description import (
+    Description,
+    DescriptionError,
+    expand_xacro,
+    JointType,
+    Limits,
+    Mimic,
+    Origin,
+    parse_description,
+    read_description_file,
+    SoftLimits,
+)
+from urdf_state_publisher.errors import DescriptionError as ErrorsDescriptionError
+
+LIMIT = '<limit lower="-1" upper="1" effort="10" velocity="2"/>'
+
+
+def robot(*parts: str, name: str = 'bot') -> str:
+    """Wrap URDF fragments in a <robot>."""
+    return f'<robot name="{name}">' + ''.join(parts) + '</robot>'
+
+
+def links(*names: str) -> str:
+    """Return <link> elements with the given names."""
+    return ''.join(f'<link name="{n}"/>' for n in names)
+
+
+def joint(name: str, parent: str, child: str, kind: str = 'revolute', body: str = LIMIT) -> str:
+    """Return one <joint> element."""
+    return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/>'
+            f'<child link="{child}"/>{body}</joint>')
+
+
+def arm(*extra: str) -> str:
+    """Return a three-link chain, base -j1-> l1 -j2-> l2, plus extra fragments."""
+    return robot(links('base', 'l1', 'l2'), joint('j1', 'base', 'l1'), joint('j2', 'l1', 'l2'),
+                 *extra)
+
+
+def error_of(text: str | bytes) -> str:
+    """Return the message of the DescriptionError that parsing `text` raises."""
+    with pytest.raises(DescriptionError) as info:
+        parse_description(text)
+    return str(info.value)
+
+
+def test_error_type_is_the_one_in_errors_module() -> None:
+    assert DescriptionError is ErrorsDescriptionError
+    assert issubclass(DescriptionError, ValueError)
+
+
+# --------------------------------------------------------------------------- errors
+
+ERROR_CASES = [
+    pytest.param('<robot name="x"><link name="a"></robot>', ['not well-formed', 'line'],
+                 id='malformed-xml'),
+    pytest.param('<model name="x"><link name="a"/></model>', ['<model>', '<robot>'],
+                 id='root-not-robot'),
+    pytest.param(robot(links('a'), joint('jx', 'ghost', 'a', 'fixed', '')), ["'jx'", "'ghost'"],
+                 id='missing-parent-link'),
+    pytest.param(robot(links('a'), joint('jx', 'a', 'ghost', 'fixed', '')), ["'jx'", "'ghost'"],
+                 id='missing-child-link'),
+    pytest.param(robot(links('a', 'b', 'a')), ["'a'", 'twice', 'unique'],
+                 id='duplicate-link'),
+    pytest.param(robot(links('a', 'b', 'c'), joint('j', 'a', 'b', 'fixed', ''),
+                       joint('j', 'a', 'c', 'fixed', '')), ["'j'", 'twice'],
+                 id='duplicate-joint'),
+    pytest.param(robot(links('a', 'b', 'c'), joint('ja', 'a', 'c', 'fixed', ''),
+                       joint('jb', 'b', 'c', 'fixed', '')), ["'c'", "'ja'", "'jb'"],
+                 id='two-parent-joints'),
+    pytest.param(robot(links('root', 'a', 'b'), joint('j1', 'a', 'b', 'fixed', ''),
+                       joint('j2', 'b', 'a', 'fixed', '')),
+                 ['cycle', "'a'", "'b'", "'j1'", "'j2'"], id='cycle'),
+    pytest.param(robot(links('root', 'a'), joint('self', 'a', 'a', 'fixed', '')),
+                 ['cycle', "'self'", "'a'"], id='joint-to-itself'),
+    pytest.param(robot(links('a', 'b'), joint('j1', 'a', 'b', 'fixed', ''),
+                       joint('j2', 'b', 'a', 'fixed', '')),
+                 ['no root link: every link is a child of a joint (cycle?)', "'j1'", "'j2'"],
+                 id='no-root'),
+    pytest.param(robot(links('c', 'a', 'b')),
+                 ["'a', 'b', 'c'", 'exactly one root', 'fixed joint'], id='several-roots'),
+    pytest.param(robot(name='empty'), ['no links', "'empty'"], id='no-links'),
+    pytest.param(robot(links('a', 'b'), joint('rev', 'a', 'b', 'revolute', '')),
+                 ["'rev'", '<limit>'], id='revolute-without-limit'),
+    pytest.param(robot(links('a', 'b'), joint('pri', 'a', 'b', 'prismatic', '')),
+                 ["'pri'", '<limit>'], id='prismatic-without-limit'),
+    pytest.param(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'revolute', '<limit lower="2" upper="-3" effort="1" velocity="1"/>')),
+                 ["'j'", 'lower (2.0)', 'upper (-3.0)'], id='lower-above-upper'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute',
+                                              LIMIT + '<axis xyz="0 0 0"/>')),
+                 ["'j'", '<axis>', 'zero length'], id='zero-axis'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute',
+                                              LIMIT + '<axis xyz="0 nan 1"/>')),
+                 ["'j'", '<axis>', 'xyz', 'not finite'], id='nan-axis'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'planar', '<axis xyz="0 0 0"/>')),
+                 ["'j'", '<axis>'], id='zero-axis-planar'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'fixed',
+                                              '<origin xyz="0 inf 0"/>')),
+                 ["'j'", '<origin>', 'xyz', 'not finite'], id='inf-origin-xyz'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'fixed',
+                                              '<origin rpy="nan 0 0"/>')),
+                 ["'j'", '<origin>', 'rpy', 'not finite'], id='nan-origin-rpy'),
+    pytest.param(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'revolute', '<limit lower="-1" upper="1" effort="inf" velocity="1"/>')),
+                 ["'j'", '<limit>', 'effort'], id='inf-limit-effort'),
+    pytest.param(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'continuous', '<limit effort="1" velocity="nan"/>')),
+                 ["'j'", '<limit>', 'velocity'], id='nan-limit-velocity'),
+    pytest.param(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'revolute', '<limit lower="-inf" upper="1" effort="1" velocity="1"/>')),
+                 ["'j'", '<limit>', 'lower'], id='inf-limit-lower'),
+    pytest.param(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'revolute',
+        LIMIT + '<safety_controller k_velocity="1" soft_upper_limit="nan"/>')),
+                 ["'j'", '<safety_controller>', 'soft_upper_limit'], id='nan-safety'),
+    pytest.param(robot(links('a', 'b', 'c'), joint('j1', 'a', 'b'), joint(
+        'j2', 'b', 'c', 'revolute', LIMIT + '<mimic joint="j1" multiplier="inf"/>')),
+                 ["'j2'", '<mimic>', 'multiplier'], id='inf-mimic-multiplier'),
+    pytest.param(robot(links('a', 'b', 'c'), joint('j1', 'a', 'b'), joint(
+        'j2', 'b', 'c', 'revolute', LIMIT + '<mimic joint="j1" offset="nan"/>')),
+                 ["'j2'", '<mimic>', 'offset'], id='nan-mimic-offset'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'hinge', '')),
+                 ["'j'", "'hinge'", 'revolute'], id='unknown-joint-type'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'unknown', '')),
+                 ["'j'", "'unknown'"], id='urdfdom-unknown-type'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute',
+                                              LIMIT + '<mimic joint="nobody"/>')),
+                 ["'j'", "'nobody'", 'does not exist'], id='mimic-unknown-joint'),
+    pytest.param(robot(links('r', 'a', 'b', 'c'),
+                       joint('a', 'r', 'a', 'revolute', LIMIT + '<mimic joint="b"/>'),
+                       joint('b', 'a', 'b', 'revolute', LIMIT + '<mimic joint="c"/>'),
+                       joint('c', 'b', 'c', 'revolute', LIMIT + '<mimic joint="a"/>')),
+                 ['mimic cycle', 'a -> b -> c -> a'], id='mimic-cycle'),
+    pytest.param(robot(links('r', 'a'),
+                       joint('me', 'r', 'a', 'revolute', LIMIT + '<mimic joint="me"/>')),
+                 ['mimic cycle', 'me -> me'], id='mimic-itself'),
+    pytest.param(robot(links('r', 'a', 'b'), joint('lead', 'r', 'a', 'fixed', ''),
+                       joint('follow', 'a', 'b', 'revolute', LIMIT + '<mimic joint="lead"/>')),
+                 ["'follow'", "'lead'", 'fixed'], id='mimic-fixed-leader'),
+    pytest.param(robot(links('r', 'a', 'b'), joint('lead', 'r', 'a', 'floating', ''),
+                       joint('follow', 'a', 'b', 'revolute', LIMIT + '<mimic joint="lead"/>')),
+                 ["'follow'", "'lead'", 'floating'], id='mimic-floating-leader'),
+    pytest.param(robot(links('r', 'a', 'b'), joint('lead', 'r', 'a', 'planar', ''),
+                       joint('follow', 'a', 'b', 'revolute', LIMIT + '<mimic joint="lead"/>')),
+                 ["'follow'", "'lead'", 'planar'], id='mimic-planar-leader'),
+    # What urdfdom_py raises on, turned into messages that name the joint.
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute', LIMIT + '<axis/>')),
+                 ["'j'", '<axis>', 'xyz'], id='axis-without-xyz'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'fixed', '<origin xyz="1 x 3"/>')),
+                 ["'j'", 'xyz', "'x'"], id='origin-not-a-number'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'fixed', '<origin xyz="1 2"/>')),
+                 ["'j'", 'xyz'], id='origin-two-numbers'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute',
+                                              '<limit lower="0" upper="1"/>')),
+                 ["'j'", 'effort'], id='limit-without-effort'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute',
+                                              LIMIT + '<mimic multiplier="2"/>')),
+                 ["'j'", 'joint'], id='mimic-without-joint'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'fixed',
+                                              '<origin quat_xyzw="0 0 0 1"/>')),
+                 ["'j'", 'quat_xyzw'], id='quaternion-origin'),
+    pytest.param(robot(links('a', 'b'), '<joint name="j"><parent link="a"/>'
+                                         '<child link="b"/></joint>'),
+                 ["'j'", 'type'], id='joint-without-type'),
+    pytest.param(robot(links('a', 'b'), '<joint name="j" type="fixed"><child link="b"/></joint>'),
+                 ["'j'", '<parent>'], id='joint-without-parent'),
+    pytest.param(robot(links('a', 'b'), '<joint name="j" type="fixed"><parent/>'
+                                         '<child link="b"/></joint>'),
+                 ["'j'", '<parent>', 'link'], id='parent-without-link'),
+    pytest.param(robot(links('a', 'b'), '<joint type="fixed"><parent link="a"/>'
+                                         '<child link="b"/></joint>'),
+                 ['<joint>', 'line 1', 'no name'], id='joint-without-name'),
+    pytest.param(robot('<link/>'), ['<link>', 'no name'], id='link-without-name'),
+    pytest.param('<robot><link name="a"/></robot>', ['<robot>', 'name'], id='robot-without-name'),
+    pytest.param('', ['robot description is empty'], id='empty'),
+    pytest.param(' \n\t ', ['robot description is empty'], id='whitespace'),
+    pytest.param(b'', ['robot description is empty'], id='empty-bytes'),
+]
+
+
+@pytest.mark.parametrize(('text', 'expected'), ERROR_CASES)
+def test_errors_name_the_offending_element(text: str, expected: list[str]) -> None:
+    message = error_of(text)
+    for fragment in expected:
+        assert fragment in message
+
+
+def test_duplicates_report_both_lines() -> None:
+    message = error_of('<robot name="r">\n<link name="a"/>\n<link name="b"/>\n<link name="a"/>'
+                       '</robot>')
+    assert "link 'a'" in message
+    assert 'lines 2 and 4' in message
+
+
+def test_malformed_xml_reports_line_and_column() -> None:
+    message = error_of('<robot name="x">\n  <link name="a">\n</robot>')
+    assert 'line 3' in message
+    assert 'column' in message
+
+
+def test_several_roots_lists_all_sorted() -> None:
+    message = error_of(robot(links('zeta', 'alpha', 'mid', 'child'),
+                             joint('j', 'mid', 'child', 'fixed', '')))
+    assert "'alpha', 'mid', 'zeta'" in message
+    assert "'child'" not in message
+
+
+def test_non_text_input_is_a_description_error() -> None:
+    message = error_of(42)  # type: ignore[arg-type]
+    assert 'int' in message
+
+
+# --------------------------------------------------------------------------- hostile XML
+
+BILLION_LAUGHS = """<?xml version="1.0"?>
+<!DOCTYPE robot [
+  <!ENTITY lol "lol">
+  <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+  <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+  <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+  <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+  <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+  <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+  <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+  <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<robot name="&lol9;"><link name="&lol9;"/></robot>
+"""
+
+
+def test_billion_laughs_is_refused() -> None:
+    message = error_of(BILLION_LAUGHS)
+    assert 'DOCTYPE/entity declaration' in message
+    assert 'lol' not in message
+    assert len(message) < 200
+
+
+def test_external_entity_is_refused_without_leaking_the_file(tmp_path: Path) -> None:
+    secret = tmp_path / 'secret.txt'
+    secret.write_text('TOP-SECRET-CONTENT')
+    text = (f'<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "{secret.as_uri()}">]>'
+            '<robot name="r"><link name="&x;"/></robot>')
+    for document in (text, text.encode(), text.encode('utf-16')):
+        message = error_of(document)
+        assert 'DOCTYPE/entity declaration' in message
+        assert 'TOP-SECRET' not in message
+
+
+def test_etc_passwd_entity_is_refused() -> None:
+    text = ('<!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+            '<robot name="r"><link name="&x;"/></robot>')
+    message = error_of(text)
+    assert 'remove it' in message
+    assert 'root:' not in message
+
+
+def test_bare_doctype_is_refused() -> None:
+    assert 'DOCTYPE' in error_of('<!DOCTYPE robot><robot name="r"><link name="a"/></robot>')
+
+
+def test_undeclared_entity_reference_is_an_error() -> None:
+    assert 'not well-formed' in error_of('<robot name="r"><link name="&x;"/></robot>')
+
+
+# --------------------------------------------------------------------------- input forms
+
+def test_str_with_encoding_declaration() -> None:
+    text = '<?xml version="1.0" encoding="ISO-8859-1"?>' + robot(links('bäse'), name='rö')
+    description = parse_description(text)
+    assert description.name == 'rö'
+    assert description.links == ('bäse',)
+
+
+def test_bytes_input_uses_declared_encoding() -> None:
+    text = '<?xml version="1.0" encoding="ISO-8859-1"?>' + robot(links('bäse'))
+    assert parse_description(text.encode('iso-8859-1')).root == 'bäse'
+    assert parse_description(robot(links('bäse')).encode('utf-8')).root == 'bäse'
+
+
+def test_default_namespace_on_robot_is_accepted() -> None:
+    text = ('<robot xmlns="http://www.ros.org" name="r"><link name="a"/><link name="b"/>'
+            + joint('j', 'a', 'b', 'fixed', '') + '</robot>')
+    description = parse_description(text)
+    assert description.joints[0].name == 'j'
+    assert description.warnings == ()
+
+
+# --------------------------------------------------------------------------- defaults
+
+def test_spec_defaults_are_applied() -> None:
+    description = parse_description(arm(
+        '<link name="l3"/>',
+        joint('j3', 'l2', 'l3', 'revolute', LIMIT + '<mimic joint="j1"/>')))
+    j1 = description.joint('j1')
+    assert j1.origin == Origin() == Origin((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+    assert j1.axis == (1.0, 0.0, 0.0)
+    assert j1.limits == Limits(lower=-1.0, upper=1.0, velocity=2.0, effort=10.0)
+    assert j1.soft_limits is None
+    assert j1.mimic is None
+    assert description.joint('j3').mimic == Mimic(joint='j1', multiplier=1.0, offset=0.0)
+
+
+def test_origin_and_axis_are_read_and_axis_normalised() -> None:
+    description = parse_description(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'prismatic',
+        LIMIT + '<origin xyz="1 2 3" rpy="0.1 0.2 0.3"/><axis xyz="0 3 4"/>')))
+    j = description.joint('j')
+    assert j.origin == Origin(xyz=(1.0, 2.0, 3.0), rpy=(0.1, 0.2, 0.3))
+    assert j.axis == pytest.approx((0.0, 0.6, 0.8))
+    assert math.isclose(sum(c * c for c in j.axis), 1.0)
+
+
+def test_large_axis_is_normalised() -> None:
+    description = parse_description(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'revolute', LIMIT + '<axis xyz="1e300 0 1e300"/>')))
+    assert description.joint('j').axis == pytest.approx((math.sqrt(0.5), 0.0, math.sqrt(0.5)))
+
+
+def test_limits_defaults_and_continuous_limit_kept() -> None:
+    description = parse_description(robot(
+        links('a', 'b', 'c'),
+        joint('rev', 'a', 'b', 'revolute', '<limit effort="3" velocity="4"/>'),
+        joint('cont', 'b', 'c', 'continuous', '<limit lower="5" upper="-5" effort="1" '
+                                              'velocity="2"/>')))
+    assert description.joint('rev').limits == Limits(0.0, 0.0, 4.0, 3.0)
+    assert description.joint('cont').limits == Limits(5.0, -5.0, 2.0, 1.0)
+    assert description.warnings == ()
+
+
+def test_mimic_and_safety_controller_are_read() -> None:
+    description = parse_description(arm(
+        '<link name="l3"/>',
+        joint('j3', 'l2', 'l3', 'revolute', LIMIT
+              + '<mimic joint="j2" multiplier="-2" offset="0.5"/>'
+              + '<safety_controller k_velocity="3" k_position="4" soft_lower_limit="-0.5" '
+                'soft_upper_limit="0.5"/>')))
+    j3 = description.joint('j3')
+    assert j3.mimic == Mimic('j2', -2.0, 0.5)
+    assert j3.soft_limits == SoftLimits(soft_lower=-0.5, soft_upper=0.5, k_position=4.0,
+                                        k_velocity=3.0)
+
+
+def test_safety_controller_on_continuous_joint_is_fine() -> None:
+    description = parse_description(robot(links('a', 'b'), joint(
+        'wheel', 'a', 'b', 'continuous', '<safety_controller k_velocity="10"/>')))
+    assert description.joint('wheel').soft_limits == SoftLimits(0.0, 0.0, 0.0, 10.0)
+    assert description.warnings == ()
+
+
+def test_mimic_chain_is_allowed() -> None:
+    description = parse_description(arm(
+        '<link name="l3"/>',
+        joint('j3', 'l2', 'l3', 'revolute', LIMIT + '<mimic joint="j2"/>')).replace(
+            '<child link="l2"/>', '<child link="l2"/><mimic joint="j1"/>'))
+    assert description.joint('j2').mimic == Mimic('j1')
+    assert description.joint('j3').mimic == Mimic('j2')
+
+
+def test_fixed_and_floating_joints_ignore_their_axis() -> None:
+    description = parse_description(robot(
+        links('a', 'b', 'c'),
+        joint('f', 'a', 'b', 'fixed', '<axis xyz="0 0 0"/>'),
+        joint('fl', 'b', 'c', 'floating', '<axis/>')))
+    assert description.joint('f').axis == (1.0, 0.0, 0.0)
+    assert description.joint('fl').type is JointType.FLOATING
+
+
+def test_joint_lookup_of_unknown_name_raises_key_error() -> None:
+    description = parse_description(arm())
+    with pytest.raises(KeyError, match='nope'):
+        description.joint('nope')
+
+
+def test_every_joint_type_is_read() -> None:
+    kinds = ['revolute', 'continuous', 'prismatic', 'fixed', 'floating', 'planar']
+    names = ['base'] + [f'l{i}' for i in range(len(kinds))]
+    parts = [joint(f'j{i}', names[i], names[i + 1], kind) for i, kind in enumerate(kinds)]
+    description = parse_description(robot(links(*names), *parts))
+    assert [j.type for j in description.joints] == [JointType(k) for k in kinds]
+
+
+# --------------------------------------------------------------------------- order
+
+def test_joints_topological_even_when_listed_in_reverse() -> None:
+    text = robot(
+        links('tip', 'mid', 'base', 'side'),
+        joint('j3', 'mid', 'tip', 'fixed', ''),
+        joint('j_side', 'base', 'side', 'fixed', ''),
+        joint('j2', 'base', 'mid', 'fixed', ''))
+    description = parse_description(text)
+    assert description.root == 'base'
+    assert description.links[0] == 'base'
+    assert set(description.links) == {'tip', 'mid', 'base', 'side'}
+    seen = {description.root}
+    for j in description.joints:
+        assert j.parent in seen, f'{j.name} comes before its parent link'
+        seen.add(j.child)
+    position = {name: i for i, name in enumerate(description.links)}
+    assert position['mid'] < position['tip']
+    assert len(description.joints) == 3
+
+
+def test_long_chain_is_ordered_quickly() -> None:
+    count = 2000
+    names = [f'l{i}' for i in range(count)]
+    parts = [joint(f'j{i}', names[i], names[i + 1], 'fixed', '')
+             for i in reversed(range(count - 1))]
+    description = parse_description(robot(links(*reversed(names)), *parts))
+    assert description.links == tuple(names)
+    assert [j.name for j in description.joints] == [f'j{i}' for i in range(count - 1)]
+
+
+# --------------------------------------------------------------------------- warnings
+
+def warnings_of(text: str) -> tuple[str, ...]:
+    """Return the warnings of a description that must parse."""
+    return parse_description(text).warnings
+
+
+SENSOR_WARNING_CASES = [
+    pytest.param('<sensor name="cam"><origin/></sensor>', ["'cam'", '<parent'],
+                 id='sensor-without-parent'),
+    pytest.param('<sensor name="cam"><parent link="nowhere"/></sensor>', ["'cam'", "'nowhere'"],
+                 id='sensor-parent-unknown-link'),
+    pytest.param('<sensor name="cam"><parent joint="j1"/></sensor>',
+                 ["'cam'", 'parent joint', 'not standard'], id='sensor-parent-joint'),
+    pytest.param('<sensor name="l1"><parent link="base"/></sensor>', ["'l1'", 'link'],
+                 id='sensor-named-like-link'),
+    pytest.param('<sensor name="cam"><parent link="base"/><origin xyz="0 0 nan"/></sensor>',
+                 ["'cam'", 'xyz', 'not finite'], id='sensor-non-finite-origin'),
+    pytest.param('<sensor name="cam"><parent link="base"/><origin rpy="a b c"/></sensor>',
+                 ["'cam'", 'rpy'], id='sensor-bad-origin'),
+    pytest.param('<sensor><parent link="base"/></sensor>', ['<sensor>', 'no name'],
+                 id='sensor-without-name'),
+]
+
+
+@pytest.mark.parametrize(('sensor', 'expected'), SENSOR_WARNING_CASES)
+def test_invalid_sensors_are_skipped_with_a_warning(sensor: str, expected: list[str]) -> None:
+    description = parse_description(arm(sensor))
+    assert description.sensors == ()
+    (warning,) = description.warnings
+    assert 'skipped' in warning
+    for fragment in expected:
+        assert fragment in warning
+
+
+def test_duplicate_sensor_keeps_the_first() -> None:
+    description = parse_description(arm(
+        '<sensor name="cam"><parent link="l1"/></sensor>',
+        '<sensor name="cam"><parent link="l2"/></sensor>'))
+    assert [(s.name, s.parent) for s in description.sensors] == [('cam', 'l1')]
+    (warning,) = description.warnings
+    assert "'cam'" in warning and 'first' in warning
+
+
+def test_bad_sensor_update_rate_keeps_the_sensor() -> None:
+    description = parse_description(arm(
+        '<sensor name="cam" update_rate="fast"><parent link="l1"/></sensor>'))
+    assert description.sensors[0].update_rate is None
+    (warning,) = description.warnings
+    assert "'cam'" in warning and 'update_rate' in warning
+
+
+WARNING_CASES = [
+    pytest.param(arm('<foo/>'), ['<foo>', '<robot>'], id='unknown-robot-element'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'fixed', '<spring k="1"/>')),
+                 ['<spring>', "joint[@name='j']"], id='unknown-joint-element'),
+    pytest.param(robot('<link name="a"><colour/></link>'), ['<colour>', "link[@name='a']"],
+                 id='unknown-link-element'),
+    pytest.param(robot(links('a', 'b'), '<joint name="j" type="fixed" spin="1">'
+                                         '<parent link="a"/><child link="b"/></joint>'),
+                 ["'spin'", "joint[@name='j']"], id='unknown-joint-attribute'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute', LIMIT + LIMIT)),
+                 ["joint 'j'", 'limit'], id='element-given-twice'),
+    pytest.param(robot('<link name="a"><visual><geometry><box size="1 1 1"/></geometry>'
+                       '<material name="m"><texture/></material></visual></link>'),
+                 ["'a'", 'ignored'], id='link-content-urdfdom-cannot-read'),
+    pytest.param(robot(links('a', 'b', 'c'), joint('j1', 'a', 'b'),
+                       joint('fx', 'b', 'c', 'fixed', '<mimic joint="j1"/>')),
+                 ["'fx'", 'fixed', 'mimic dropped'], id='mimic-on-fixed'),
+    pytest.param(robot(links('a', 'b', 'c'), joint('j1', 'a', 'b'),
+                       joint('fl', 'b', 'c', 'floating', '<mimic joint="j1"/>')),
+                 ["'fl'", 'floating', 'mimic dropped'], id='mimic-on-floating'),
+    pytest.param(robot(links('a', 'b', 'c'), joint('j1', 'a', 'b'),
+                       joint('pl', 'b', 'c', 'planar', '<mimic joint="j1"/>')),
+                 ["'pl'", 'planar', 'mimic dropped'], id='mimic-on-planar'),
+    pytest.param(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'revolute', '<limit lower="0.5" upper="1" effort="1" velocity="1"/>'
+        '<safety_controller k_velocity="1" soft_lower_limit="-1" soft_upper_limit="0.2"/>')),
+                 ["'j'", 'no common range'], id='empty-soft-range'),
+    pytest.param(arm('<model_state model="bot"><joint_state joint="ghost" position="1"/>'
+                     '</model_state>'), ["'ghost'", 'no such joint'],
+                 id='model-state-unknown-joint'),
+    pytest.param(arm('<model_state model="bot"><joint_state joint="j1" position="nan"/>'
+                     '</model_state>'), ["'j1'", 'not finite'], id='model-state-nan'),
+    pytest.param(arm('<model_state model="bot"><joint_state joint="j1" position="one"/>'
+                     '</model_state>'), ["'j1'", 'not a number'], id='model-state-text'),
+]
+
+
+@pytest.mark.parametrize(('text', 'expected'), WARNING_CASES)
+def test_warnings_name_the_element(text: str, expected: list[str]) -> None:
+    (warning,) = warnings_of(text)
+    for fragment in expected:
+        assert fragment in warning
+
+
+def test_mimic_on_fixed_joint_is_dropped() -> None:
+    description = parse_description(robot(links('a', 'b', 'c'), joint('j1', 'a', 'b'),
+                                          joint('fx', 'b', 'c', 'fixed', '<mimic joint="x"/>')))
+    assert description.joint('fx').mimic is None
+
+
+def test_urdfdom_messages_do_not_reach_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    before = xml_reflection_core.on_error
+    description = parse_description(robot('<link name="a"><colour/></link>', '<foo/>'))
+    assert len(description.warnings) == 2
+    captured = capsys.readouterr()
+    assert captured.err == ''
+    assert captured.out == ''
+    assert xml_reflection_core.on_error is before
+
+
+def test_hook_is_restored_after_an_error() -> None:
+    before = xml_reflection_core.on_error
+    error_of(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute', '<axis/>')))
+    assert xml_reflection_core.on_error is before
+
+
+def test_parallel_parses_keep_their_warnings_apart() -> None:
+    results: dict[int, tuple[str, ...]] = {}
+
+    def work(index: int) -> None:
+        text = robot(f'<link name="a"><tag{index}/></link>')
+        results[index] = tuple(w for _ in range(20) for w in warnings_of(text))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for index, warnings in results.items():
+        assert len(warnings) == 20
+        assert all(f'<tag{index}>' in w for w in warnings)
+
+
+# --------------------------------------------------------------------------- sensors
+
+def test_sensors_are_parsed() -> None:
+    description = parse_description(arm(
+        '<sensor name="cam" type="camera" update_rate="30">'
+        '<parent link="l2"/><origin xyz="0.1 0 0.2" rpy="0 1.5 0"/>'
+        '<camera><image width="640" height="480" hfov="1" format="RGB8" near="0.1" far="9"/>'
+        '</camera></sensor>',
+        '<sensor name="lidar"><parent link="base"/><ray><horizontal max_angle=""/></ray></sensor>',
+        '<sensor name="imu"><parent link="l1"/></sensor>'))
+    cam, lidar, imu = description.sensors
+    assert (cam.name, cam.type, cam.parent, cam.update_rate) == ('cam', 'camera', 'l2', 30.0)
+    assert cam.origin == Origin(xyz=(0.1, 0.0, 0.2), rpy=(0.0, 1.5, 0.0))
+    # The spec has no type attribute: the kind is the sensor's child element.
+    assert (lidar.type, lidar.parent, lidar.origin, lidar.update_rate) == (
+        'ray', 'base', Origin(), None)
+    assert (imu.type, imu.parent) == ('', 'l1')
+    assert description.warnings == ()
+
+
+# --------------------------------------------------------------------------- model_state
+
+def test_model_state_is_read() -> None:
+    description = parse_description(arm(
+        '<model_state model="bot" time_stamp="0">'
+        '<joint_state joint="j1" position="0.3"/>'
+        '<joint_state joint="j2" position="-0.5 7 8"/>'
+        '</model_state>'))
+    assert description.model_state == {'j1': 0.3, 'j2': -0.5}
+    assert description.warnings == ()
+
+
+def test_no_model_state_gives_empty_mapping() -> None:
+    assert parse_description(arm()).model_state == {}
+
+
+# --------------------------------------------------------------------------- xacro and files
+
+XACRO = """<?xml version="1.0"?>
+<robot name="xbot" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:arg name="len" default="1"/>
+  <link name="base"/>
+  <link name="tip"/>
+  <joint name="slide" type="fixed">
+    <parent link="base"/>
+    <child link="tip"/>
+    <origin xyz="$(arg len) 0 0"/>
+  </joint>
+</robot>
+"""
+
+
+@pytest.mark.parametrize(('arguments', 'expected'), [
+    ((), 1.0),
+    ({'len': '2.5'}, 2.5),
+    (['len:=3'], 3.0),
+    ('len:=4', 4.0),
+])
+def test_xacro_expansion_with_an_argument(tmp_path: Path, arguments: object,
+                                          expected: float) -> None:
+    path = tmp_path / 'bot.urdf.xacro'
+    path.write_text(XACRO)
+    text = expand_xacro(path, arguments)  # type: ignore[arg-type]
+    assert read_description_file(path, arguments) == text  # type: ignore[arg-type]
+    description = parse_description(text)
+    assert description.name == 'xbot'
+    assert description.joint('slide').origin.xyz == (expected, 0.0, 0.0)
+
+
+def test_xacro_bad_argument_form(tmp_path: Path) -> None:
+    path = tmp_path / 'bot.xacro'
+    path.write_text(XACRO)
+    with pytest.raises(DescriptionError, match='name:=value'):
+        expand_xacro(path, ['len=3'])
+
+
+def test_read_description_file_reads_urdf(tmp_path: Path) -> None:
+    path = tmp_path / 'bot.urdf'
+    path.write_text(arm(), encoding='utf-8')
+    assert read_description_file(path) == arm()
+    with pytest.raises(DescriptionError, match='only .xacro'):
+        read_description_file(path, ['a:=b'])
+
+
+def test_read_description_file_missing(tmp_path: Path) -> None:
+    for name in ('missing.urdf', 'missing.urdf.xacro'):
+        path = tmp_path / name
+        with pytest.raises(DescriptionError) as info:
+            read_description_file(path)
+        assert str(path) in str(info.value)
+
+
+def test_read_description_file_xacro_error(tmp_path: Path) -> None:
+    path = tmp_path / 'broken.xacro'
+    path.write_text(XACRO.replace('$(arg len)', '${undefined_property}'))
+    with pytest.raises(DescriptionError) as info:
+        read_description_file(path)
+    message = str(info.value)
+    assert str(path) in message
+    assert 'undefined_property' in message
+
+
+# --------------------------------------------------------------------------- a real robot
+
+def jvrc1_path() -> Path:
+    """Return the path of jvrc1.urdf from the jvrc-description package."""
+    spec = importlib.util.find_spec('jvrc_description')
+    if spec is None or spec.origin is None:
+        pytest.skip('jvrc-description is not installed')
+    return Path(spec.origin).parent / 'urdf' / 'jvrc1.urdf'
+
+
+def test_jvrc1() -> None:
+    description = parse_description(read_description_file(jvrc1_path()))
+    assert isinstance(description, Description)
+    assert description.name == 'jvrc1'
+    assert description.root == 'base_link'
+    assert len(description.joints) == 59
+    assert len(description.links) == 60
+    mimics = [j for j in description.joints if j.mimic is not None]
+    assert len(mimics) == 10
+    assert {abs(j.mimic.multiplier) for j in mimics} == {2.0}
+    for follower in mimics:
+        assert description.joint(follower.mimic.joint).type.single_value
+    # jvrc1.urdf has 10 <sensor> elements, all spec-conforming (parent links exist, names
+    # differ from every link), so all 10 are kept: 3 cameras, 1 ray, 6 with no kind element
+    # (accelerometer, gyrometer, 4 force sensors).
+    assert len(description.sensors) == 10
+    kinds = sorted(s.type for s in description.sensors)
+    assert kinds == [''] * 6 + ['camera'] * 3 + ['ray']
+    ranger = next(s for s in description.sensors if s.name == 'ranger_SENSOR')
+    assert ranger.parent == 'NECK_P_S'
+    assert ranger.update_rate == 100.0
+    assert description.warnings == ()
+
+
+# --------------------------------------------------------------------------- only DescriptionError
+
+SEED = arm('<sensor name="s"><parent link="l1"/><origin xyz="1 2 3"/></sensor>',
+           '<model_state><joint_state joint="j1" position="0.1"/></model_state>')
+
+
+@settings(max_examples=150, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_documents_raise_only_description_error(data: st.DataObject) -> None:
+    text = SEED
+    for _ in range(data.draw(st.integers(1, 4))):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, min(len(text), start + 12)))
+        insert = data.draw(st.sampled_from(
+            ['', '<', '>', '"', ' ', 'nan', '0', '<link name="x"/>', '<joint', '/>', '&',
+             '<axis/>', '<mimic joint="j2"/>', 'inf', '\x00', 'é']))
+        text = text[:start] + insert + text[end:]
+    as_bytes = data.draw(st.booleans())
+    try:
+        parse_description(text.encode('utf-8', 'surrogatepass') if as_bytes else text)
+    except DescriptionError:
+        pass
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(st.one_of(st.text(max_size=60), st.binary(max_size=60)))
+def test_arbitrary_input_raises_only_description_error(text: str | bytes) -> None:
+    try:
+        parse_description(text)
+    except DescriptionError:
+        pass

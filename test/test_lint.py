@@ -1,0 +1,15 @@
+"""Lint as a test, in the spirit of ament_flake8 and ament_pep257 (configured in ruff.toml)."""
+
+from pathlib import Path
+import shutil
+import subprocess
+import sys
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_ruff_reports_nothing():
+    ruff = shutil.which('ruff', path=str(Path(sys.executable).parent)) or 'ruff'
+    result = subprocess.run([ruff, 'check', '--output-format', 'concise', str(REPO)],
+                            capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,7 @@
+"""`python -m urdf_state_publisher`: run the node."""
+
+import sys
+
+from urdf_state_publisher.node import main
+
+sys.exit(main())

@@ -1,0 +1,107 @@
+"""Rigid transforms as (translation, unit quaternion) pairs, quaternions ordered (x, y, z, w)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+
+__all__ = ['Pose', 'normalized', 'quaternion_from_axis_angle', 'quaternion_from_rpy',
+           'quaternion_multiply', 'rotate']
+
+Vector3 = tuple[float, float, float]
+Quaternion = tuple[float, float, float, float]
+
+
+def quaternion_from_rpy(roll: float, pitch: float, yaw: float) -> Quaternion:
+    """Quaternion of URDF's fixed-axis roll (X), then pitch (Y), then yaw (Z)."""
+    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
+    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
+    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
+    return (
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+        cr * cp * cy + sr * sp * sy,
+    )
+
+
+def quaternion_multiply(a: Quaternion, b: Quaternion) -> Quaternion:
+    """Hamilton product a ⊗ b: the rotation b followed, in the parent frame, by a."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
+
+
+def quaternion_from_axis_angle(axis: Vector3, angle: float) -> Quaternion:
+    """Rotation by `angle` radians about the unit vector `axis`."""
+    s = math.sin(angle / 2)
+    return (axis[0] * s, axis[1] * s, axis[2] * s, math.cos(angle / 2))
+
+
+def rotate(q: Quaternion, v: Vector3) -> Vector3:
+    """Vector `v` rotated by the unit quaternion `q`."""
+    qx, qy, qz, qw = q
+    # v + 2w(u×v) + 2u×(u×v), with u the vector part: cheaper than forming q v q*.
+    tx = 2 * (qy * v[2] - qz * v[1])
+    ty = 2 * (qz * v[0] - qx * v[2])
+    tz = 2 * (qx * v[1] - qy * v[0])
+    return (
+        v[0] + qw * tx + qy * tz - qz * ty,
+        v[1] + qw * ty + qz * tx - qx * tz,
+        v[2] + qw * tz + qx * ty - qy * tx,
+    )
+
+
+def normalized(q: Quaternion) -> Quaternion:
+    """`q` scaled to unit length; the identity for a zero or non-finite quaternion."""
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    if not math.isfinite(n) or n == 0.0:
+        return (0.0, 0.0, 0.0, 1.0)
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+@dataclass(frozen=True)
+class Pose:
+    """A rigid transform: first rotate by `rotation`, then translate by `translation`."""
+
+    translation: Vector3 = (0.0, 0.0, 0.0)
+    rotation: Quaternion = (0.0, 0.0, 0.0, 1.0)
+
+    @classmethod
+    def from_xyz_rpy(cls, xyz: Vector3, rpy: Vector3) -> Pose:
+        """Pose of a URDF `<origin xyz rpy>`."""
+        return cls(tuple(float(c) for c in xyz), quaternion_from_rpy(*rpy))
+
+    def __mul__(self, other: Pose) -> Pose:
+        """Composition: `self * other` maps `other`'s child frame into `self`'s parent frame."""
+        t = rotate(self.rotation, other.translation)
+        return Pose(
+            (self.translation[0] + t[0], self.translation[1] + t[1], self.translation[2] + t[2]),
+            quaternion_multiply(self.rotation, other.rotation),
+        )
+
+    def inverse(self) -> Pose:
+        """The transform that undoes this one."""
+        x, y, z, w = self.rotation
+        conjugate = (-x, -y, -z, w)
+        t = rotate(conjugate, self.translation)
+        return Pose((-t[0], -t[1], -t[2]), conjugate)
+
+    def matrix(self) -> np.ndarray:
+        """Homogeneous 4×4 matrix."""
+        x, y, z, w = self.rotation
+        m = np.eye(4)
+        m[:3, :3] = (
+            (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
+            (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
+            (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
+        )
+        m[:3, 3] = self.translation
+        return m

@@ -1,0 +1,473 @@
+"""The kinematic model: a validated description turned into arrays for fast transforms."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+import math
+import os
+
+import numpy as np
+
+from urdf_state_publisher.description import (
+    Description,
+    Joint,
+    JointType,
+    parse_description,
+    read_description_file,
+)
+from urdf_state_publisher.geometry import (
+    Pose,
+    quaternion_from_axis_angle,
+    quaternion_multiply,
+    rotate,
+)
+
+__all__ = ['FrameTransform', 'JointUpdate', 'RobotModel', 'UpdatePlan']
+
+SCALAR_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
+POSE_TYPES = (JointType.FLOATING, JointType.PLANAR)
+# Plans are cached per distinct list of joint names; real sources repeat a handful of lists,
+# the bound only keeps a hostile stream of random lists from growing memory.
+PLAN_CACHE_SIZE = 256
+
+
+@dataclass(frozen=True)
+class FrameTransform:
+    """The pose of frame `child` in frame `parent`."""
+
+    parent: str
+    child: str
+    pose: Pose
+
+
+@dataclass(frozen=True, eq=False)
+class UpdatePlan:
+    """What a JointState with a given list of names updates, resolved once per list.
+
+    Outputs are the named single-value joints followed by the mimic followers they drive.
+    """
+
+    names: tuple[str, ...]
+    message_index: np.ndarray   # positions in the message of the joints used
+    joints: tuple[str, ...]     # output joint names, in output order
+    joint_index: np.ndarray     # output joints' indices in RobotModel.scalar_joints
+    follower_source: np.ndarray  # for each follower: index into the named values
+    follower_multiplier: np.ndarray
+    follower_offset: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    unknown: tuple[str, ...]     # names that are no joint of the model
+    not_scalar: tuple[str, ...]  # fixed, floating or planar joints named in a JointState
+    duplicated: tuple[str, ...]  # names given more than once (ambiguous: all dropped)
+    # Per output joint, the transform as c·A + s·B (rotation) and T0 + d·V (translation):
+    _half_angle_gain: np.ndarray
+    _travel_gain: np.ndarray
+    _a: np.ndarray
+    _b: np.ndarray
+    _t0: np.ndarray
+    _v: np.ndarray
+
+
+@dataclass(frozen=True)
+class JointUpdate:
+    """The result of applying one JointState: the joints it moved and their transforms."""
+
+    plan: UpdatePlan
+    values: np.ndarray        # final (mimic-resolved, clamped) value of each output joint
+    transforms: np.ndarray    # (N, 7): translation xyz, quaternion xyzw per output joint
+    clamped: tuple[str, ...]  # output joints whose value was outside their limits
+    non_finite: tuple[str, ...]  # named joints dropped for a NaN or infinite value
+
+
+class RobotModel:
+    """A robot's kinematic tree, ready to turn joint values into frame transforms.
+
+    All per-model work (joint order, mimic resolution, limits, origin products) happens here,
+    once; per call, only the joints being updated are computed.
+    """
+
+    def __init__(self, description: Description, *, use_smallest_joint_limits: bool = False):
+        """Build the model of a validated `description`."""
+        self.description = description
+        self.use_smallest_joint_limits = use_smallest_joint_limits
+        joints = description.joints
+        self._joints = {j.name: j for j in joints}
+        self._parent_joint = {j.child: j for j in joints}
+        self._origin = {j.name: Pose.from_xyz_rpy(j.origin.xyz, j.origin.rpy) for j in joints}
+
+        self.scalar_joints = tuple(j.name for j in joints if j.type in SCALAR_TYPES)
+        self.pose_joints = tuple(j.name for j in joints if j.type in POSE_TYPES)
+        self.fixed_joints = tuple(j.name for j in joints if j.type is JointType.FIXED)
+        self.mimic_joints = tuple(j.name for j in joints if j.mimic is not None)
+        self._scalar_index = {name: i for i, name in enumerate(self.scalar_joints)}
+
+        n = len(self.scalar_joints)
+        self._lower = np.full(n, -np.inf)
+        self._upper = np.full(n, np.inf)
+        self._half_angle_gain = np.zeros(n)
+        self._travel_gain = np.zeros(n)
+        self._a = np.zeros((n, 4))
+        self._b = np.zeros((n, 4))
+        self._t0 = np.zeros((n, 3))
+        self._v = np.zeros((n, 3))
+        for i, name in enumerate(self.scalar_joints):
+            joint = self._joints[name]
+            self._lower[i], self._upper[i] = self.limits(name)
+            origin = self._origin[name]
+            self._a[i] = origin.rotation
+            self._t0[i] = origin.translation
+            if joint.type is JointType.PRISMATIC:
+                self._travel_gain[i] = 1.0
+                self._v[i] = rotate(origin.rotation, joint.axis)
+            else:
+                # q(θ) = q_origin ⊗ (axis·sin(θ/2), cos(θ/2)) = cos(θ/2)·A + sin(θ/2)·B
+                self._half_angle_gain[i] = 0.5
+                self._b[i] = quaternion_multiply(origin.rotation, (*joint.axis, 0.0))
+        self._plans: OrderedDict[tuple[str, ...], UpdatePlan] = OrderedDict()
+
+    # Loading ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_urdf(cls, text: str | bytes, **options) -> RobotModel:
+        """Model of a URDF document given as text."""
+        return cls(parse_description(text), **options)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike,
+                  xacro_args: Mapping[str, str] | Sequence[str] = (), **options) -> RobotModel:
+        """Model of a .urdf file or a .xacro file expanded with `xacro_args`."""
+        return cls.from_urdf(read_description_file(path, xacro_args), **options)
+
+    # Structure ----------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The robot's name."""
+        return self.description.name
+
+    @property
+    def root(self) -> str:
+        """The root link."""
+        return self.description.root
+
+    @property
+    def links(self) -> tuple[str, ...]:
+        """Every link, root first, parents before children."""
+        return self.description.links
+
+    @property
+    def sensors(self):
+        """The URDF `<sensor>` elements, each a frame on its parent link."""
+        return self.description.sensors
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Problems found while loading that did not prevent building the model."""
+        return self.description.warnings
+
+    @property
+    def movable_joints(self) -> tuple[str, ...]:
+        """Joints that move: single-value, floating and planar ones, mimic followers included."""
+        return tuple(j.name for j in self.description.joints if j.type is not JointType.FIXED)
+
+    @property
+    def independent_joints(self) -> tuple[str, ...]:
+        """Movable joints that are not mimic followers: the ones a joint-state source drives."""
+        return tuple(n for n in self.movable_joints if self._joints[n].mimic is None)
+
+    def joint(self, name: str) -> Joint:
+        """The joint called `name` (KeyError if there is none)."""
+        return self._joints[name]
+
+    def limits(self, name: str) -> tuple[float, float]:
+        """The range a single-value joint's value is clamped to; (-inf, inf) if unbounded.
+
+        With `use_smallest_joint_limits`, a `<safety_controller>` narrows the `<limit>` range
+        to [max(lower, soft_lower), min(upper, soft_upper)], unless that leaves it empty.
+        """
+        joint = self._joints[name]
+        if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or joint.limits is None:
+            return (-math.inf, math.inf)
+        lower, upper = joint.limits.lower, joint.limits.upper
+        soft = joint.soft_limits
+        if self.use_smallest_joint_limits and soft is not None:
+            soft_lower, soft_upper = max(lower, soft.soft_lower), min(upper, soft.soft_upper)
+            if soft_lower <= soft_upper:
+                return (soft_lower, soft_upper)
+        return (lower, upper)
+
+    def mimic_source(self, name: str) -> tuple[str, float, float] | None:
+        """(independent leader, multiplier, offset) of a mimic follower, chains composed."""
+        chain = list(self._mimic_chain(name))
+        return chain[-1] if chain else None
+
+    def _mimic_chain(self, name: str) -> Iterable[tuple[str, float, float]]:
+        """Each leader up the mimic chain of `name`, with the composed multiplier and offset.
+
+        The description guarantees the chain ends (mimic cycles are refused at load).
+        """
+        joint = self._joints[name]
+        multiplier, offset = 1.0, 0.0
+        while joint.mimic is not None:
+            # value = m·leader + o, with leader = m'·leader' + o'  ⇒  m·m'·leader' + (m·o' + o)
+            offset += multiplier * joint.mimic.offset
+            multiplier *= joint.mimic.multiplier
+            joint = self._joints[joint.mimic.joint]
+            yield (joint.name, multiplier, offset)
+
+    # Values -------------------------------------------------------------------------------
+
+    def default_positions(self) -> dict[str, float]:
+        """A value for every single-value joint, mimic followers resolved.
+
+        From the URDF's `<model_state>` where it has one; otherwise 0 when 0 is within the
+        joint's range, else the middle of the range.
+        """
+        state = self.description.model_state
+        values = {}
+        for name in self.scalar_joints:
+            if self._joints[name].mimic is not None and name not in state:
+                continue
+            lower, upper = self.limits(name)
+            if name in state:
+                values[name] = min(max(state[name], lower), upper)
+            elif lower <= 0.0 <= upper:
+                values[name] = 0.0
+            else:
+                values[name] = (lower + upper) / 2
+        names = tuple(values)
+        update = self.update(names, np.fromiter(values.values(), float, len(names)))
+        return dict(zip(update.plan.joints, update.values.tolist()))
+
+    def plan(self, names: Sequence[str]) -> UpdatePlan:
+        """The (cached) plan for JointStates naming `names`, in that order."""
+        key = tuple(names)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._make_plan(key)
+            self._plans[key] = plan
+            if len(self._plans) > PLAN_CACHE_SIZE:
+                self._plans.popitem(last=False)
+        return plan
+
+    def _make_plan(self, names: tuple[str, ...]) -> UpdatePlan:
+        seen: dict[str, int] = {}
+        duplicated = []
+        for i, name in enumerate(names):
+            if name in seen:
+                duplicated.append(name)
+            else:
+                seen[name] = i
+        unknown = tuple(n for n in seen if n not in self._joints)
+        not_scalar = tuple(n for n in seen if n in self._joints and n not in self._scalar_index)
+        dropped = set(duplicated)
+        named = [n for n in seen if n in self._scalar_index and n not in dropped]
+        named_position = {n: k for k, n in enumerate(named)}
+
+        followers, sources, multipliers, offsets = [], [], [], []
+        for name in self.scalar_joints:
+            if name in named_position:
+                continue  # an explicitly sent value wins over the mimic relation
+            # A follower moves with the nearest leader up its chain that this message names.
+            for leader, multiplier, offset in self._mimic_chain(name):
+                if leader in named_position:
+                    followers.append(name)
+                    sources.append(named_position[leader])
+                    multipliers.append(multiplier)
+                    offsets.append(offset)
+                    break
+
+        outputs = named + followers
+        index = np.array([self._scalar_index[n] for n in outputs], dtype=np.intp)
+        return UpdatePlan(
+            names=names,
+            message_index=np.array([seen[n] for n in named], dtype=np.intp),
+            joints=tuple(outputs),
+            joint_index=index,
+            follower_source=np.array(sources, dtype=np.intp),
+            follower_multiplier=np.array(multipliers, dtype=float),
+            follower_offset=np.array(offsets, dtype=float),
+            lower=self._lower[index],
+            upper=self._upper[index],
+            unknown=unknown,
+            not_scalar=not_scalar,
+            duplicated=tuple(dict.fromkeys(duplicated)),
+            _half_angle_gain=self._half_angle_gain[index],
+            _travel_gain=self._travel_gain[index],
+            _a=self._a[index],
+            _b=self._b[index],
+            _t0=self._t0[index],
+            _v=self._v[index],
+        )
+
+    def update(self, names: Sequence[str], positions: Sequence[float] | np.ndarray) -> JointUpdate:
+        """Apply one joint state: `positions[i]` is the value of joint `names[i]`.
+
+        Names beyond the end of `positions` are ignored; so are unknown names, duplicated
+        names and NaN or infinite values (reported in the plan and the result).
+        """
+        positions = np.asarray(positions, dtype=float)
+        if len(names) > len(positions):
+            names = names[:len(positions)]
+        plan = self.plan(names)
+        named = positions[plan.message_index]
+        finite = np.isfinite(named)
+        non_finite: tuple[str, ...] = ()
+        if not finite.all():
+            bad = plan.message_index[~finite]
+            non_finite = tuple(plan.names[i] for i in bad)
+            keep = np.ones(len(positions), dtype=bool)
+            keep[bad] = False
+            names = tuple(n for n, k in zip(plan.names, keep) if k)
+            plan, positions = self.plan(names), positions[:len(keep)][keep]
+            named = positions[plan.message_index]
+        return self._evaluate(plan, named, non_finite)
+
+    def _evaluate(self, plan: UpdatePlan, named: np.ndarray,
+                  non_finite: tuple[str, ...]) -> JointUpdate:
+        wanted = np.concatenate(
+            (named, named[plan.follower_source] * plan.follower_multiplier + plan.follower_offset))
+        values = np.clip(wanted, plan.lower, plan.upper)
+        clamped: tuple[str, ...] = ()
+        outside = values != wanted
+        if outside.any():
+            clamped = tuple(plan.joints[i] for i in np.flatnonzero(outside))
+        half = values * plan._half_angle_gain
+        transforms = np.empty((len(values), 7))
+        transforms[:, :3] = plan._t0 + (values * plan._travel_gain)[:, None] * plan._v
+        transforms[:, 3:] = (np.cos(half)[:, None] * plan._a + np.sin(half)[:, None] * plan._b)
+        return JointUpdate(plan, values, transforms, clamped, non_finite)
+
+    def joint_pose(self, name: str, value: float | Pose = 0.0) -> Pose:
+        """Pose of joint `name`'s child link in its parent link for `value`.
+
+        `value` is a number for single-value joints (ignored for fixed ones) and a Pose for
+        floating and planar joints: the joint's motion relative to its origin (a planar joint
+        keeps only the part in its plane: the translation normal to the axis and the rotation
+        about it).
+        """
+        joint = self._joints[name]
+        origin = self._origin[name]
+        if joint.type is JointType.FIXED:
+            return origin
+        if joint.type in SCALAR_TYPES:
+            lower, upper = self.limits(name)
+            value = min(max(float(value), lower), upper)
+            if joint.type is JointType.PRISMATIC:
+                return origin * Pose((joint.axis[0] * value, joint.axis[1] * value,
+                                      joint.axis[2] * value))
+            return origin * Pose(rotation=quaternion_from_axis_angle(joint.axis, value))
+        if not isinstance(value, Pose):
+            value = Pose()
+        if joint.type is JointType.FLOATING:
+            return origin * value
+        return origin * planar_motion(joint.axis, value)
+
+    def static_transforms(self) -> tuple[FrameTransform, ...]:
+        """Transforms that never change: fixed joints, then sensor frames."""
+        fixed = tuple(FrameTransform(self._joints[n].parent, self._joints[n].child,
+                                     self._origin[n]) for n in self.fixed_joints)
+        sensors = tuple(FrameTransform(s.parent, s.name, Pose.from_xyz_rpy(s.origin.xyz,
+                                                                           s.origin.rpy))
+                        for s in self.sensors)
+        return fixed + sensors
+
+    def joint_transforms(self, values: Mapping[str, float]) -> tuple[FrameTransform, ...]:
+        """Transforms of the single-value joints in `values` and of the mimic joints they drive."""
+        names = tuple(values)
+        update = self.update(names, [float(values[n]) for n in names])
+        return tuple(
+            FrameTransform(self._joints[n].parent, self._joints[n].child,
+                           Pose(tuple(t[:3]), tuple(t[3:])))
+            for n, t in zip(update.plan.joints, update.transforms.tolist()))
+
+    def frame_poses(self, values: Mapping[str, float | Pose] = {}) -> dict[str, Pose]:
+        """Pose of every link and sensor frame in the root link's frame.
+
+        Joints missing from `values` are at their default position; mimic followers not in
+        `values` follow their leaders.
+        """
+        scalar = self.default_positions()
+        scalar.update({n: float(v) for n, v in values.items()
+                       if n in self._scalar_index and not isinstance(v, Pose)})
+        resolved = self.update(tuple(scalar), list(scalar.values()))
+        scalar.update(zip(resolved.plan.joints, resolved.values.tolist()))
+        poses = {self.root: Pose()}
+        for joint in self.description.joints:
+            value = values.get(joint.name, Pose()) if joint.type in POSE_TYPES \
+                else scalar.get(joint.name, 0.0)
+            poses[joint.child] = poses[joint.parent] * self.joint_pose(joint.name, value)
+        for sensor in self.sensors:
+            poses[sensor.name] = poses[sensor.parent] * Pose.from_xyz_rpy(sensor.origin.xyz,
+                                                                          sensor.origin.rpy)
+        return poses
+
+    def frame_pose(self, frame: str, values: Mapping[str, float | Pose] = {},
+                   relative_to: str | None = None) -> Pose:
+        """Pose of link or sensor `frame` in frame `relative_to` (default: the root link)."""
+        poses = self.frame_poses(values)
+        for name in (frame, relative_to):
+            if name is not None and name not in poses:
+                raise KeyError(f'no link or sensor called {name!r} in robot {self.name!r}')
+        pose = poses[frame]
+        return pose if relative_to is None else poses[relative_to].inverse() * pose
+
+    # Presentation -------------------------------------------------------------------------
+
+    def tree_text(self) -> str:
+        """The kinematic tree as indented text: joints with types, axes, limits and mimics."""
+        children: dict[str, list[Joint]] = {}
+        for joint in self.description.joints:
+            children.setdefault(joint.parent, []).append(joint)
+        sensors: dict[str, list[str]] = {}
+        for sensor in self.sensors:
+            sensors.setdefault(sensor.parent, []).append(f'{sensor.name} [sensor {sensor.type}]')
+        lines = [f'robot {self.name!r}: root {self.root!r}, {len(self.links)} links, '
+                 f'{len(self.movable_joints)} movable joints ({len(self.mimic_joints)} mimic), '
+                 f'{len(self.sensors)} sensors', self.root]
+
+        def walk(link: str, indent: str) -> None:
+            items: list[tuple[str, Joint | None]] = [(s, None) for s in sensors.get(link, [])]
+            items += [(self.describe_joint(j.name), j) for j in children.get(link, [])]
+            for k, (text, joint) in enumerate(items):
+                last = k == len(items) - 1
+                lines.append(indent + ('└── ' if last else '├── ') + text)
+                if joint is not None:
+                    walk(joint.child, indent + ('    ' if last else '│   '))
+
+        walk(self.root, '')
+        return '\n'.join(lines)
+
+    def describe_joint(self, name: str) -> str:
+        """One line: joint name, type, axis, limits, mimic relation, child link."""
+        joint = self._joints[name]
+        parts = [joint.type.value]
+        if joint.type not in (JointType.FIXED, JointType.FLOATING):
+            parts.append('axis ' + ' '.join(f'{c:g}' for c in joint.axis))
+        if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC) and joint.limits:
+            parts.append(f'limits [{joint.limits.lower:g}, {joint.limits.upper:g}]')
+            if joint.soft_limits is not None:
+                parts.append(f'soft [{joint.soft_limits.soft_lower:g}, '
+                             f'{joint.soft_limits.soft_upper:g}]')
+        source = self.mimic_source(name)
+        if source is not None:
+            leader, multiplier, offset = source
+            parts.append(f'mimics {leader} ×{multiplier:g} {offset:+g}')
+        return f'{name} [{", ".join(parts)}] → {joint.child}'
+
+
+def planar_motion(axis: tuple[float, float, float], motion: Pose) -> Pose:
+    """The part of `motion` a planar joint allows.
+
+    That is the translation normal to `axis` and the rotation about it.
+    """
+    t = motion.translation
+    along = t[0] * axis[0] + t[1] * axis[1] + t[2] * axis[2]
+    in_plane = (t[0] - along * axis[0], t[1] - along * axis[1], t[2] - along * axis[2])
+    x, y, z, w = motion.rotation
+    # Swing-twist decomposition: the twist about `axis` has angle 2·atan2(v·axis, w).
+    angle = 2.0 * math.atan2(x * axis[0] + y * axis[1] + z * axis[2], w)
+    return Pose(in_plane, quaternion_from_axis_angle(axis, angle))
+

@@ -1,0 +1,473 @@
+"""The ROS 2 node: parameters, subscriptions and publishers around a RobotModel."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+import sys
+import time
+
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+import rclpy
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import (
+    DurabilityPolicy,
+    HistoryPolicy,
+    qos_profile_sensor_data,
+    QoSProfile,
+    ReliabilityPolicy,
+)
+from rclpy.qos_overriding_options import QoSOverridingOptions
+from sensor_msgs.msg import JointState, MultiDOFJointState
+from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
+
+from urdf_state_publisher.description import read_description_file
+from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.geometry import normalized, Pose
+from urdf_state_publisher.model import RobotModel, UpdatePlan
+from urdf_state_publisher.parameters import NodeConfig, PARAMETERS, ParameterValueError
+from urdf_state_publisher.tf_wire import build_tf_message, TransformTemplate
+
+__all__ = ['UrdfStatePublisher', 'main']
+
+TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
+                    reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+LATCHED_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                         reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TEMPLATE_CACHE_SIZE = 64
+LOG_THROTTLE_S = 5.0
+DIAGNOSTICS_PERIOD_S = 1.0
+
+
+class StartupError(Exception):
+    """A problem that stops the node from starting; the message is for the user."""
+
+
+class ActiveModel:
+    """A model with everything derived from it for publishing: swapped as a whole on reload."""
+
+    def __init__(self, model: RobotModel, text: str, frame_prefix: str):
+        self.model = model
+        self.text = text
+        self.frame_prefix = frame_prefix
+        self.frames = tuple((frame_prefix + model.joint(n).parent,
+                             frame_prefix + model.joint(n).child) for n in model.scalar_joints)
+        self.last_published_ns = np.full(len(model.scalar_joints), np.iinfo(np.int64).min // 2)
+        self.last_pose_published_ns: dict[str, int] = {}
+        self._templates: OrderedDict[object, TransformTemplate] = OrderedDict()
+
+    def template(self, plan: UpdatePlan, mask: np.ndarray | None) -> TransformTemplate:
+        """The serialized-message template for the plan's joints (those in `mask` if given)."""
+        key = plan if mask is None else (plan, mask.tobytes())
+        template = self._templates.get(key)
+        if template is None:
+            index = plan.joint_index if mask is None else plan.joint_index[mask]
+            template = TransformTemplate([self.frames[i] for i in index])
+            self._templates[key] = template
+            if len(self._templates) > TEMPLATE_CACHE_SIZE:
+                self._templates.popitem(last=False)
+        else:
+            self._templates.move_to_end(key)
+        return template
+
+    def static_message(self, sec: int, nanosec: int) -> TFMessage:
+        """The complete /tf_static message: fixed joints and sensor frames."""
+        statics = self.model.static_transforms()
+        rows = np.array([(*s.pose.translation, *s.pose.rotation) for s in statics]).reshape(-1, 7)
+        frames = [(self.frame_prefix + s.parent, self.frame_prefix + s.child) for s in statics]
+        return build_tf_message(frames, sec, nanosec, rows)
+
+
+class JointStateStats:
+    """Counts for /diagnostics over the current period and since start."""
+
+    def __init__(self):
+        self.received = 0
+        self.period_received = 0
+        self.last_receipt: float | None = None
+        self.clamped: set[str] = set()
+        self.unknown: set[str] = set()
+        self.dropped: dict[str, int] = {}
+
+    def drop(self, reason: str, count: int = 1) -> None:
+        self.dropped[reason] = self.dropped.get(reason, 0) + count
+
+
+class UrdfStatePublisher(Node):
+    """Publishes a URDF's fixed frames on /tf_static and its moving joints on /tf."""
+
+    def __init__(self, **node_options):
+        """Declare parameters, load the description and set up topics.
+
+        Raises StartupError when the description or a parameter is unusable.
+        """
+        super().__init__('urdf_state_publisher', **node_options)
+        for spec in PARAMETERS:
+            self.declare_parameter(spec.name, spec.default, ParameterDescriptor(
+                description=spec.description, read_only=spec.read_only))
+        try:
+            self._config = NodeConfig.from_values(
+                {spec.name: self.get_parameter(spec.name).value for spec in PARAMETERS})
+        except ParameterValueError as error:
+            raise StartupError(str(error)) from error
+
+        self._tf = self.create_publisher(TFMessage, '/tf', TF_QOS)
+        self._tf_static = self.create_publisher(TFMessage, '/tf_static', LATCHED_QOS)
+        self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self._description_pub = None
+        self._active: ActiveModel | None = None
+        self._stats = JointStateStats()
+        self._last_stamp_ns: int | None = None
+        self._warned_unstamped = False
+        self._default_timer = None
+
+        self._load_initial_description()
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+
+        self.create_subscription(
+            JointState, 'joint_states', self._on_joint_state, qos_profile_sensor_data,
+            qos_overriding_options=QoSOverridingOptions.with_default_policies())
+        self.create_subscription(
+            MultiDOFJointState, 'multi_dof_joint_states', self._on_multi_dof_joint_state,
+            qos_profile_sensor_data,
+            qos_overriding_options=QoSOverridingOptions.with_default_policies())
+        self.create_timer(DIAGNOSTICS_PERIOD_S, self._publish_diagnostics)
+        if self._config.publish_default_positions:
+            self._default_timer = self.create_timer(
+                1.0 / self._config.publish_frequency, self._publish_default_positions)
+
+    # Description sources ------------------------------------------------------------------
+
+    def _load_initial_description(self) -> None:
+        config = self._config
+        if config.use_robot_description_topic:
+            self.create_subscription(String, 'robot_description', self._on_description_topic,
+                                     LATCHED_QOS)
+            self.get_logger().info('waiting for the description on topic '
+                                   f"'{self.resolve_topic_name('robot_description')}'")
+            return
+        self._description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
+        if config.robot_description:
+            text, source = config.robot_description, 'parameter robot_description'
+        elif config.description_file:
+            try:
+                text = read_description_file(config.description_file, config.xacro_args)
+            except DescriptionError as error:
+                raise StartupError(str(error)) from error
+            source = f'file {config.description_file}'
+        else:
+            raise StartupError(
+                'no robot description: set the parameter robot_description (URDF text) or '
+                'description_file (a .urdf or .xacro path), or set '
+                'use_robot_description_topic to read it from a topic')
+        try:
+            self._activate(self._build_model(text, config), text, config.frame_prefix)
+        except DescriptionError as error:
+            raise StartupError(f'invalid robot description ({source}): {error}') from error
+
+    def _build_model(self, text: str, config: NodeConfig) -> RobotModel:
+        return RobotModel.from_urdf(
+            text, use_smallest_joint_limits=config.use_smallest_joint_limits)
+
+    def _activate(self, model: RobotModel, text: str, frame_prefix: str) -> None:
+        """Swap in a model: one assignment, so no callback ever sees half of a change."""
+        self._active = ActiveModel(model, text, frame_prefix)
+        self._last_stamp_ns = None
+        for warning in model.warnings:
+            self.get_logger().warning(f'robot description: {warning}')
+        self.get_logger().info(
+            f"robot '{model.name}': root '{model.root}', {len(model.links)} links, "
+            f'{len(model.movable_joints)} moving joints ({len(model.mimic_joints)} mimic), '
+            f'{len(model.fixed_joints)} fixed joints, {len(model.sensors)} sensors, '
+            f'{len(model.warnings)} warnings')
+        self._publish_static()
+        if self._description_pub is not None:
+            self._description_pub.publish(String(data=text))
+
+    def _publish_static(self) -> None:
+        now = self.get_clock().now().seconds_nanoseconds()
+        self._tf_static.publish(self._active.static_message(*now))
+
+    def _on_description_topic(self, message: String) -> None:
+        try:
+            model = self._build_model(message.data, self._config)
+        except DescriptionError as error:
+            self.get_logger().error(
+                f'ignoring the robot description received on the topic: {error}')
+            return
+        self._activate(model, message.data, self._config.frame_prefix)
+
+    def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        values = {spec.name: self.get_parameter(spec.name).value for spec in PARAMETERS}
+        values.update({p.name: p.value for p in parameters if p.name in values})
+        try:
+            config = NodeConfig.from_values(values)
+        except ParameterValueError as error:
+            return SetParametersResult(successful=False, reason=str(error))
+        changed = {p.name for p in parameters}
+        active = self._active
+        rebuild = active is not None and (
+            'use_smallest_joint_limits' in changed
+            or ('robot_description' in changed and config.robot_description != active.text))
+        if 'robot_description' in changed and not config.robot_description:
+            return SetParametersResult(successful=False,
+                                       reason='robot_description must not be empty')
+        if rebuild:
+            text = config.robot_description if 'robot_description' in changed else active.text
+            try:
+                model = self._build_model(text, config)
+            except DescriptionError as error:
+                return SetParametersResult(successful=False,
+                                           reason=f'invalid robot description: {error}')
+            self._config = config
+            self._activate(model, text, config.frame_prefix)
+        else:
+            self._config = config
+            if active is not None and config.frame_prefix != active.frame_prefix:
+                self._activate(active.model, active.text, config.frame_prefix)
+        return SetParametersResult(successful=True)
+
+    # Joint states -------------------------------------------------------------------------
+
+    def _stamp_ns(self, stamp) -> tuple[int, int, int]:
+        sec, nanosec = stamp.sec, stamp.nanosec
+        if sec == 0 and nanosec == 0:
+            # An unstamped JointState would be published at time 0, which tf2 reads as "latest"
+            # and rate limiting would then drop every later one: stamp it on receipt instead.
+            if not self._warned_unstamped:
+                self._warned_unstamped = True
+                self.get_logger().warning(
+                    'received a JointState with a zero stamp; publishing such states with the '
+                    'time of receipt. Stamp joint states at their source.')
+            sec, nanosec = self.get_clock().now().seconds_nanoseconds()
+        return sec, nanosec, sec * 1_000_000_000 + nanosec
+
+    def _check_time(self, stamp_ns: int, active: ActiveModel) -> None:
+        if self._last_stamp_ns is not None and stamp_ns < self._last_stamp_ns:
+            self.get_logger().warning(
+                'joint state time moved backwards (simulation reset or bag loop?); '
+                'forgetting publication times and publishing again',
+                throttle_duration_sec=LOG_THROTTLE_S)
+            active.last_published_ns[:] = np.iinfo(np.int64).min // 2
+            active.last_pose_published_ns.clear()
+        self._last_stamp_ns = stamp_ns
+
+    def _on_joint_state(self, message: JointState) -> None:
+        try:
+            self._handle_joint_state(message)
+        except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
+            self._stats.drop('internal error')
+            self.get_logger().error(f'failed to process a JointState: {error!r}',
+                                    throttle_duration_sec=LOG_THROTTLE_S)
+
+    def _handle_joint_state(self, message: JointState) -> None:
+        active = self._active
+        stats = self._stats
+        stats.received += 1
+        stats.period_received += 1
+        stats.last_receipt = time.monotonic()
+        if active is None:
+            stats.drop('no robot description yet')
+            return
+        self._stop_default_positions()
+        names, positions = message.name, message.position
+        if len(names) != len(positions):
+            self._report_length_mismatch(len(names), len(positions))
+        update = active.model.update(names, positions)
+        plan = update.plan
+        self._report_plan(plan, update.non_finite, update.clamped)
+        if not len(update.values):
+            return
+        sec, nanosec, stamp_ns = self._stamp_ns(message.header.stamp)
+        self._check_time(stamp_ns, active)
+        mask = None
+        if not self._config.ignore_timestamp:
+            due = stamp_ns >= active.last_published_ns[plan.joint_index] \
+                + self._config.publish_interval_ns
+            if not due.all():
+                if not due.any():
+                    stats.drop('rate limit (publish_frequency)')
+                    return
+                mask = due
+        index = plan.joint_index if mask is None else plan.joint_index[mask]
+        active.last_published_ns[index] = stamp_ns
+        transforms = update.transforms if mask is None else update.transforms[mask]
+        self._tf.publish(active.template(plan, mask).serialize(sec, nanosec, transforms))
+
+    def _report_length_mismatch(self, names: int, positions: int) -> None:
+        self._stats.drop('names and positions differ in length')
+        if positions == 0:
+            detail = 'it has no positions, so nothing in it can be used'
+        elif positions < names:
+            detail = f'only the first {positions} named joints are used'
+        else:
+            detail = f'the {positions - names} positions without a name are ignored'
+        self.get_logger().warning(
+            f'JointState has {names} names but {positions} positions: {detail}',
+            throttle_duration_sec=LOG_THROTTLE_S)
+
+    def _report_plan(self, plan: UpdatePlan, non_finite: tuple[str, ...],
+                     clamped: tuple[str, ...]) -> None:
+        stats = self._stats
+        new_unknown = [n for n in plan.unknown if n not in stats.unknown]
+        if new_unknown:
+            stats.unknown.update(new_unknown)
+            self.get_logger().warning(
+                f"JointState names joints that robot '{self._active.model.name}' does not have "
+                f'(ignored; reported once): {", ".join(new_unknown)}')
+        if plan.duplicated:
+            stats.drop('duplicated joint names', len(plan.duplicated))
+            self.get_logger().warning(
+                'JointState names these joints more than once, so their values are ambiguous '
+                f'and ignored: {", ".join(plan.duplicated)}', throttle_duration_sec=LOG_THROTTLE_S)
+        if plan.not_scalar:
+            stats.drop('value for a fixed, floating or planar joint', len(plan.not_scalar))
+            self.get_logger().warning(
+                'JointState gives a value to joints without a single position (fixed joints '
+                'take none; drive floating and planar joints with MultiDOFJointState on '
+                f'multi_dof_joint_states): {", ".join(plan.not_scalar)}',
+                throttle_duration_sec=LOG_THROTTLE_S)
+        if non_finite:
+            stats.drop('NaN or infinite position', len(non_finite))
+            self.get_logger().warning(
+                f'JointState has NaN or infinite positions for: {", ".join(non_finite)} '
+                '(ignored)', throttle_duration_sec=LOG_THROTTLE_S)
+        if clamped:
+            stats.clamped.update(clamped)
+            self.get_logger().warning(
+                f'joint values outside their limits were clamped: {", ".join(clamped)}',
+                throttle_duration_sec=LOG_THROTTLE_S)
+
+    def _on_multi_dof_joint_state(self, message: MultiDOFJointState) -> None:
+        try:
+            self._handle_multi_dof_joint_state(message)
+        except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
+            self._stats.drop('internal error')
+            self.get_logger().error(f'failed to process a MultiDOFJointState: {error!r}',
+                                    throttle_duration_sec=LOG_THROTTLE_S)
+
+    def _handle_multi_dof_joint_state(self, message: MultiDOFJointState) -> None:
+        active = self._active
+        if active is None:
+            return
+        self._stop_default_positions()
+        model = active.model
+        sec, nanosec, stamp_ns = self._stamp_ns(message.header.stamp)
+        self._check_time(stamp_ns, active)
+        interval = 0 if self._config.ignore_timestamp else self._config.publish_interval_ns
+        frames, rows, ignored = [], [], []
+        for name, transform in zip(message.joint_names, message.transforms):
+            if name not in model.pose_joints:
+                ignored.append(name)
+                continue
+            t, r = transform.translation, transform.rotation
+            numbers = (t.x, t.y, t.z, r.x, r.y, r.z, r.w)
+            if not all(np.isfinite(numbers)) or not any(numbers[3:]):
+                ignored.append(name)
+                continue
+            last = active.last_pose_published_ns.get(name)
+            if last is not None and stamp_ns < last + interval:
+                continue
+            active.last_pose_published_ns[name] = stamp_ns
+            pose = model.joint_pose(name, Pose(numbers[:3], normalized(numbers[3:])))
+            joint = model.joint(name)
+            frames.append((active.frame_prefix + joint.parent, active.frame_prefix + joint.child))
+            rows.append((*pose.translation, *pose.rotation))
+        if ignored:
+            self._stats.drop('unusable MultiDOFJointState entry', len(ignored))
+            self.get_logger().warning(
+                'MultiDOFJointState entries ignored (not a floating or planar joint of the '
+                f'model, or a non-finite or zero transform): {", ".join(ignored)}',
+                throttle_duration_sec=LOG_THROTTLE_S)
+        if rows:
+            self._tf.publish(build_tf_message(frames, sec, nanosec, np.array(rows)))
+
+    # Default positions --------------------------------------------------------------------
+
+    def _publish_default_positions(self) -> None:
+        active = self._active
+        if active is None:
+            return
+        model = active.model
+        defaults = model.default_positions()
+        update = model.update(tuple(defaults), list(defaults.values()))
+        sec, nanosec = self.get_clock().now().seconds_nanoseconds()
+        if len(update.values):
+            self._tf.publish(active.template(update.plan, None).serialize(
+                sec, nanosec, update.transforms))
+        if model.pose_joints:
+            frames, rows = [], []
+            for name in model.pose_joints:
+                joint, pose = model.joint(name), model.joint_pose(name, Pose())
+                frames.append((active.frame_prefix + joint.parent,
+                               active.frame_prefix + joint.child))
+                rows.append((*pose.translation, *pose.rotation))
+            self._tf.publish(build_tf_message(frames, sec, nanosec, np.array(rows)))
+
+    def _stop_default_positions(self) -> None:
+        if self._default_timer is not None:
+            self._default_timer.cancel()
+            self.destroy_timer(self._default_timer)
+            self._default_timer = None
+
+    # Diagnostics --------------------------------------------------------------------------
+
+    def _publish_diagnostics(self) -> None:
+        stats = self._stats
+        active = self._active
+        now = time.monotonic()
+        rate = stats.period_received / DIAGNOSTICS_PERIOD_S
+        age = '' if stats.last_receipt is None else f'{now - stats.last_receipt:.3f}'
+        values = [
+            ('robot', active.model.name if active else ''),
+            ('joint_states received', str(stats.received)),
+            ('joint_states rate (Hz)', f'{rate:.1f}'),
+            ('joint_states age (s)', age),
+            ('joints clamped', ', '.join(sorted(stats.clamped))),
+            ('unknown joint names', ', '.join(sorted(stats.unknown))),
+        ]
+        values += [(f'dropped: {reason}', str(count))
+                   for reason, count in sorted(stats.dropped.items())]
+        if active is None:
+            level, summary = DiagnosticStatus.ERROR, 'no robot description'
+        elif stats.received == 0:
+            level, summary = DiagnosticStatus.WARN, 'no joint_states received yet'
+        elif stats.clamped or stats.unknown or stats.dropped:
+            level, summary = DiagnosticStatus.WARN, 'publishing; some joint state input unusable'
+        else:
+            level, summary = DiagnosticStatus.OK, 'publishing'
+        status = DiagnosticStatus(
+            level=level, name=f'{self.get_name()}: joint_states', message=summary,
+            hardware_id=active.model.name if active else '',
+            values=[KeyValue(key=k, value=v) for k, v in values])
+        array = DiagnosticArray(status=[status])
+        array.header.stamp = self.get_clock().now().to_msg()
+        self._diagnostics.publish(array)
+        stats.period_received = 0
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run the node until SIGINT or SIGTERM; exit status 1 if it cannot start."""
+    rclpy.init(args=args)
+    try:
+        node = UrdfStatePublisher()
+    except StartupError as error:
+        print(f'urdf_state_publisher: {error}', file=sys.stderr)
+        rclpy.try_shutdown()
+        return 1
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0

@@ -1,0 +1,86 @@
+"""The node's parameters: names, types, defaults and meaning, in one table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+
+__all__ = ['PARAMETERS', 'ParameterSpec', 'NodeConfig', 'ParameterValueError']
+
+
+class ParameterValueError(ValueError):
+    """A parameter value the node cannot use; the message names the parameter."""
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """One node parameter."""
+
+    name: str
+    default: str | float | bool | list[str]
+    description: str
+    read_only: bool = False
+
+
+PARAMETERS: tuple[ParameterSpec, ...] = (
+    ParameterSpec('robot_description', '',
+                  'The URDF (XML text). Setting it at runtime validates and then swaps the '
+                  'model; an invalid description is rejected and the old model keeps running.'),
+    ParameterSpec('description_file', '',
+                  'A .urdf or .xacro file, read at startup when robot_description is empty.',
+                  read_only=True),
+    ParameterSpec('xacro_args', [''],
+                  "Arguments 'name:=value' for a .xacro description_file.", read_only=True),
+    ParameterSpec('use_robot_description_topic', False,
+                  'Take the description from the robot_description topic (transient local) '
+                  'instead of the parameter.', read_only=True),
+    ParameterSpec('publish_frequency', 20.0,
+                  'Upper bound, in Hz, on how often each joint is published on /tf; judged on '
+                  'JointState stamps. Must be positive.'),
+    ParameterSpec('ignore_timestamp', False,
+                  'Publish every JointState, whatever its stamp (no rate limit).'),
+    ParameterSpec('frame_prefix', '',
+                  'Prepended verbatim to every frame id published on /tf and /tf_static.'),
+    ParameterSpec('use_smallest_joint_limits', False,
+                  'Clamp to <limit> narrowed by <safety_controller> soft limits, instead of '
+                  '<limit> alone.'),
+    ParameterSpec('publish_default_positions', False,
+                  'Until the first JointState arrives, publish moving joints at their default '
+                  'positions (from <model_state>, else 0 or mid-range).'),
+)
+
+
+@dataclass(frozen=True)
+class NodeConfig:
+    """The parameter values the node runs with, checked."""
+
+    robot_description: str = ''
+    description_file: str = ''
+    xacro_args: tuple[str, ...] = ()
+    use_robot_description_topic: bool = False
+    publish_frequency: float = 20.0
+    ignore_timestamp: bool = False
+    frame_prefix: str = ''
+    use_smallest_joint_limits: bool = False
+    publish_default_positions: bool = False
+
+    @classmethod
+    def from_values(cls, values: dict[str, object]) -> NodeConfig:
+        """A checked config from parameter values by name; ParameterValueError if unusable."""
+        frequency = values.get('publish_frequency', 20.0)
+        if not isinstance(frequency, float) or not math.isfinite(frequency) or frequency <= 0:
+            raise ParameterValueError(
+                f'publish_frequency must be a positive number of Hz, got {frequency!r}')
+        xacro_args = tuple(a for a in values.get('xacro_args', ()) if a)
+        for argument in xacro_args:
+            if ':=' not in argument:
+                raise ParameterValueError(
+                    f"xacro_args entries must look like 'name:=value', got {argument!r}")
+        known = {spec.name for spec in PARAMETERS}
+        return cls(**{k: v for k, v in values.items() if k in known and k != 'xacro_args'},
+                   xacro_args=xacro_args)
+
+    @property
+    def publish_interval_ns(self) -> int:
+        """The minimum stamp difference between two publications of one joint, in ns."""
+        return int(round(1e9 / self.publish_frequency))

@@ -1,0 +1,107 @@
+"""TFMessages serialized once by the middleware, then patched in place for each publish.
+
+Building a TFMessage of N rclpy message objects and converting it for the middleware costs
+several microseconds per transform; publishing already-serialized bytes costs a few
+microseconds in all. A template is a TFMessage for a fixed list of (parent, child) frames,
+serialized by the middleware itself (`rclpy.serialization`), in which the byte offsets of every
+stamp and every transform are found by sentinels. Publishing then writes the numbers at those
+offsets and hands the bytes over. Nothing assumes a particular encoding beyond numbers being
+stored whole and little-endian, which is checked when the template is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+import struct
+
+from geometry_msgs.msg import TransformStamped
+import numpy as np
+from rclpy.serialization import serialize_message
+from tf2_msgs.msg import TFMessage
+
+__all__ = ['TransformTemplate', 'build_tf_message']
+
+
+def _sentinel_double(index: int) -> float:
+    # Bytes FF FE are never in UTF-8 text, so frame names cannot contain a sentinel; the
+    # index is spread over 7-bit bytes so no sentinel has FF elsewhere; top bytes EF 7F keep
+    # the double finite.
+    return struct.unpack('<d', bytes((0xFF, 0xFE, index & 0x7F, (index >> 7) & 0x7F,
+                                      (index >> 14) & 0x7F, 0xFE, 0xEF, 0x7F)))[0]
+
+
+def _sentinel_stamp(index: int) -> tuple[int, int]:
+    # The 8 bytes of (sec, nanosec): FF FE a b, FD FC a b. sec stays a positive int32.
+    a, b = index & 0x7F, (index >> 7) & 0x7F
+    sec = struct.unpack('<i', bytes((0xFF, 0xFE, a, b)))[0]
+    nanosec = struct.unpack('<I', bytes((0xFD, 0xFC, a, b)))[0]
+    return sec, nanosec
+
+
+def _find_once(data: bytes, pattern: bytes, what: str) -> int:
+    offset = data.find(pattern)
+    if offset < 0 or data.find(pattern, offset + 1) >= 0:
+        raise RuntimeError(
+            f'cannot locate the {what} in the serialized TFMessage: this middleware encodes '
+            'messages in a way urdf_state_publisher does not support; please report it')
+    return offset
+
+
+def build_tf_message(frames: Sequence[tuple[str, str]], sec: int, nanosec: int,
+                     transforms: np.ndarray) -> TFMessage:
+    """A TFMessage object with one TransformStamped per (parent, child) and row of `transforms`.
+
+    Each row holds translation x, y, z and rotation quaternion x, y, z, w.
+    """
+    message = TFMessage()
+    for (parent, child), row in zip(frames, transforms.tolist()):
+        stamped = TransformStamped()
+        stamped.header.stamp.sec = sec
+        stamped.header.stamp.nanosec = nanosec
+        stamped.header.frame_id = parent
+        stamped.child_frame_id = child
+        t, r = stamped.transform.translation, stamped.transform.rotation
+        t.x, t.y, t.z, r.x, r.y, r.z, r.w = row
+        message.transforms.append(stamped)
+    return message
+
+
+class TransformTemplate:
+    """The serialized TFMessage for one list of (parent, child) frames."""
+
+    def __init__(self, frames: Sequence[tuple[str, str]]):
+        """Serialize a message for `frames` and locate its stamps and transforms."""
+        self.frames = tuple(frames)
+        n = len(self.frames)
+        sentinels = np.array([[_sentinel_double(7 * i + k) for k in range(7)] for i in range(n)])
+        message = build_tf_message(self.frames, 0, 0, sentinels.reshape(n, 7))
+        for i, stamped in enumerate(message.transforms):
+            stamped.header.stamp.sec, stamped.header.stamp.nanosec = _sentinel_stamp(i)
+        data = serialize_message(message)
+
+        pose_offsets = np.empty(n, dtype=np.intp)
+        stamp_offsets = np.empty(n, dtype=np.intp)
+        for i in range(n):
+            pose = sentinels[i].astype('<f8').tobytes()
+            pose_offsets[i] = _find_once(data, pose, f'transform of frame {self.frames[i][1]!r}')
+            sec, nanosec = _sentinel_stamp(i)
+            stamp = struct.pack('<iI', sec, nanosec)
+            stamp_offsets[i] = _find_once(data, stamp, f'stamp of frame {self.frames[i][1]!r}')
+        self._buffer = np.frombuffer(bytearray(data), dtype=np.uint8)
+        self._pose_bytes = pose_offsets[:, None] + np.arange(56)
+        self._stamp_bytes = stamp_offsets[:, None] + np.arange(8)
+        self._stamp = np.zeros(2, dtype='<u4')
+
+    def __len__(self) -> int:
+        """Number of transforms."""
+        return len(self.frames)
+
+    def serialize(self, sec: int, nanosec: int, transforms: np.ndarray) -> bytes:
+        """The serialized TFMessage with every stamp and every row of `transforms` filled in."""
+        self._stamp[0] = sec & 0xFFFFFFFF
+        self._stamp[1] = nanosec
+        buffer = self._buffer
+        buffer[self._stamp_bytes] = self._stamp.view(np.uint8)
+        buffer[self._pose_bytes] = np.ascontiguousarray(transforms, dtype='<f8').view(
+            np.uint8).reshape(len(transforms), 56)
+        return buffer.tobytes()
