@@ -26,7 +26,6 @@ from urdf_state_publisher.geometry import (
 
 __all__ = ['FrameTransform', 'JointUpdate', 'RobotModel', 'UpdatePlan']
 
-SCALAR_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
 POSE_TYPES = (JointType.FLOATING, JointType.PLANAR)
 # Plans are cached per distinct list of joint names; real sources repeat a handful of lists,
 # the bound only keeps a hostile stream of random lists from growing memory.
@@ -97,7 +96,7 @@ class RobotModel:
         self._parent_joint = {j.child: j for j in joints}
         self._origin = {j.name: Pose.from_xyz_rpy(j.origin.xyz, j.origin.rpy) for j in joints}
 
-        self.scalar_joints = tuple(j.name for j in joints if j.type in SCALAR_TYPES)
+        self.scalar_joints = tuple(j.name for j in joints if j.type.single_value)
         self.pose_joints = tuple(j.name for j in joints if j.type in POSE_TYPES)
         self.fixed_joints = tuple(j.name for j in joints if j.type is JointType.FIXED)
         self.mimic_joints = tuple(j.name for j in joints if j.mimic is not None)
@@ -352,7 +351,7 @@ class RobotModel:
         origin = self._origin[name]
         if joint.type is JointType.FIXED:
             return origin
-        if joint.type in SCALAR_TYPES:
+        if joint.type.single_value:
             lower, upper = self.limits(name)
             value = min(max(float(value), lower), upper)
             if joint.type is JointType.PRISMATIC:

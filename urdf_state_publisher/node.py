@@ -94,8 +94,11 @@ class JointStateStats:
         self.unknown: set[str] = set()
         self.dropped: dict[str, int] = {}
 
+        self.period_problems: set[str] = set()  # what went wrong since the last report
+
     def drop(self, reason: str, count: int = 1) -> None:
         self.dropped[reason] = self.dropped.get(reason, 0) + count
+        self.period_problems.add(reason)
 
 
 class UrdfStatePublisher(Node):
@@ -108,8 +111,9 @@ class UrdfStatePublisher(Node):
         """
         super().__init__('urdf_state_publisher', **node_options)
         for spec in PARAMETERS:
+            # Dynamically typed: NodeConfig checks the types, with messages for the user.
             self.declare_parameter(spec.name, spec.default, ParameterDescriptor(
-                description=spec.description, read_only=spec.read_only))
+                description=spec.description, read_only=spec.read_only, dynamic_typing=True))
         try:
             self._config = NodeConfig.from_values(
                 {spec.name: self.get_parameter(spec.name).value for spec in PARAMETERS})
@@ -315,6 +319,8 @@ class UrdfStatePublisher(Node):
                      clamped: tuple[str, ...]) -> None:
         stats = self._stats
         new_unknown = [n for n in plan.unknown if n not in stats.unknown]
+        if plan.unknown:
+            stats.period_problems.add('unknown joint names')
         if new_unknown:
             stats.unknown.update(new_unknown)
             self.get_logger().warning(
@@ -339,6 +345,7 @@ class UrdfStatePublisher(Node):
                 '(ignored)', throttle_duration_sec=LOG_THROTTLE_S)
         if clamped:
             stats.clamped.update(clamped)
+            stats.period_problems.add('joints clamped')
             self.get_logger().warning(
                 f'joint values outside their limits were clamped: {", ".join(clamped)}',
                 throttle_duration_sec=LOG_THROTTLE_S)
@@ -433,12 +440,14 @@ class UrdfStatePublisher(Node):
         ]
         values += [(f'dropped: {reason}', str(count))
                    for reason, count in sorted(stats.dropped.items())]
+        # The level reflects the last period; the values above count since start.
         if active is None:
             level, summary = DiagnosticStatus.ERROR, 'no robot description'
         elif stats.received == 0:
             level, summary = DiagnosticStatus.WARN, 'no joint_states received yet'
-        elif stats.clamped or stats.unknown or stats.dropped:
-            level, summary = DiagnosticStatus.WARN, 'publishing; some joint state input unusable'
+        elif stats.period_problems:
+            level = DiagnosticStatus.WARN
+            summary = 'publishing; in the last period: ' + ', '.join(sorted(stats.period_problems))
         else:
             level, summary = DiagnosticStatus.OK, 'publishing'
         status = DiagnosticStatus(
@@ -449,6 +458,7 @@ class UrdfStatePublisher(Node):
         array.header.stamp = self.get_clock().now().to_msg()
         self._diagnostics.publish(array)
         stats.period_received = 0
+        stats.period_problems.clear()
 
 
 def main(args: list[str] | None = None) -> int:

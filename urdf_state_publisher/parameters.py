@@ -66,21 +66,64 @@ class NodeConfig:
 
     @classmethod
     def from_values(cls, values: dict[str, object]) -> NodeConfig:
-        """A checked config from parameter values by name; ParameterValueError if unusable."""
-        frequency = values.get('publish_frequency', 20.0)
-        if not isinstance(frequency, float) or not math.isfinite(frequency) or frequency <= 0:
+        """A checked config from parameter values by name; ParameterValueError if unusable.
+
+        Types are checked here rather than by rclpy, so that a YAML `publish_frequency: 50`
+        (an integer) works and a wrong type gets a message instead of a traceback.
+        """
+        fields = {}
+        for spec in PARAMETERS:
+            value = values.get(spec.name, spec.default)
+            fields[spec.name] = _CHECKS[type(spec.default)](spec.name, value)
+        fields['xacro_args'] = _xacro_arguments(values.get('xacro_args', ()))
+        config = cls(**fields)
+        if not math.isfinite(config.publish_frequency) or config.publish_frequency <= 0:
             raise ParameterValueError(
-                f'publish_frequency must be a positive number of Hz, got {frequency!r}')
-        xacro_args = tuple(a for a in values.get('xacro_args', ()) if a)
-        for argument in xacro_args:
-            if ':=' not in argument:
-                raise ParameterValueError(
-                    f"xacro_args entries must look like 'name:=value', got {argument!r}")
-        known = {spec.name for spec in PARAMETERS}
-        return cls(**{k: v for k, v in values.items() if k in known and k != 'xacro_args'},
-                   xacro_args=xacro_args)
+                f'publish_frequency must be a positive number of Hz, got '
+                f'{config.publish_frequency!r}')
+        return config
 
     @property
     def publish_interval_ns(self) -> int:
         """The minimum stamp difference between two publications of one joint, in ns."""
         return int(round(1e9 / self.publish_frequency))
+
+
+def _check_bool(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ParameterValueError(f'{name} must be true or false, got {value!r}')
+    return value
+
+
+def _check_str(name: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise ParameterValueError(f'{name} must be a string, got {value!r}')
+    return value
+
+
+def _check_float(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParameterValueError(f'{name} must be a number, got {value!r}')
+    return float(value)
+
+
+def _check_list(name: str, value: object) -> object:
+    return value  # xacro_args: checked by _xacro_arguments
+
+
+_CHECKS = {bool: _check_bool, str: _check_str, float: _check_float, list: _check_list}
+
+
+def _xacro_arguments(value: object) -> tuple[str, ...]:
+    """`xacro_args` as a list of 'name:=value' strings, or one string of them."""
+    if isinstance(value, str):
+        value = value.split()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(a, str) for a in value):
+        raise ParameterValueError(
+            f"xacro_args must be a list of 'name:=value' strings, got {value!r}")
+    arguments = tuple(a for a in value if a)
+    for argument in arguments:
+        if ':=' not in argument:
+            raise ParameterValueError(
+                f"xacro_args entries must look like 'name:=value', got {argument!r}")
+    return arguments

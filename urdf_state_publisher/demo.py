@@ -1,0 +1,594 @@
+"""The demo: the node and a motion source in their own processes, and a live view of /tf.
+
+`python -m urdf_state_publisher.demo` (or `make demo`) needs no ROS install besides the Python
+packages. It starts the node on the bundled sample robot and a motion source swinging every
+joint, subscribes to /tf and /tf_static like any tf2 listener would, and redraws the kinematic
+tree with every frame's pose chained from what the node published.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+import json
+import math
+import os
+from pathlib import Path
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from typing import TextIO
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import (
+    DurabilityPolicy,
+    HistoryPolicy,
+    qos_profile_sensor_data,
+    QoSProfile,
+    ReliabilityPolicy,
+)
+from rclpy.signals import SignalHandlerOptions
+from sensor_msgs.msg import JointState
+from tf2_msgs.msg import TFMessage
+
+from urdf_state_publisher.description import Joint, JointType
+from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.geometry import Pose
+from urdf_state_publisher.model import RobotModel
+from urdf_state_publisher.motion_source import DEFAULT_RATE_HZ, positive_rate
+
+__all__ = ['TransformCache', 'bundled_description', 'main', 'render_summary', 'render_view']
+
+PACKAGE = 'urdf_state_publisher'
+SAMPLE_FILE = 'sample_arm.urdf'
+TTY_PERIOD_S = 0.2        # redraw rate on a terminal
+SNAPSHOT_PERIOD_S = 1.0   # one plain snapshot per second when the output is a file or a pipe
+RATE_WINDOW_S = 2.0       # live rates are averaged over this window
+MIN_RATE_SPAN_S = 0.5     # ... but not over less than this, right after the first message
+STOP_TIMEOUT_S = 5.0      # SIGINT, then this long, then SIGKILL
+LIMIT_TOLERANCE = 1e-6
+
+TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
+                    reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+TF_STATIC_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
+                           reliability=ReliabilityPolicy.RELIABLE,
+                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+CLEAR_SCREEN = '\x1b[2J'
+HOME = '\x1b[H'
+CLEAR_TO_END_OF_LINE = '\x1b[K'
+CLEAR_BELOW = '\x1b[J'
+HIDE_CURSOR = '\x1b[?25l'
+SHOW_CURSOR = '\x1b[?25h'
+
+
+# Finding the sample robot ---------------------------------------------------------------------
+
+def bundled_description(filename: str = SAMPLE_FILE) -> Path:
+    """The path of a URDF bundled with the package.
+
+    From a source checkout, the repository's `urdf/` folder next to the package; once
+    installed, the package's share directory (found with ament_index_python).
+    """
+    checkout = Path(__file__).resolve().parent.parent / 'urdf' / filename
+    if checkout.is_file():
+        return checkout
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory(PACKAGE)) / 'urdf' / filename
+    except (ImportError, LookupError) as error:
+        raise FileNotFoundError(
+            f'cannot find the bundled {filename}: not in a source checkout ({checkout}) and '
+            f'package {PACKAGE!r} is not installed in an ament index ({error})') from None
+
+
+# What was received ----------------------------------------------------------------------------
+
+class RateMeter:
+    """Counts messages; the rate over the last few seconds and since the first message."""
+
+    def __init__(self, window: float = RATE_WINDOW_S):
+        self.count = 0
+        self.first: float | None = None
+        self.last: float | None = None
+        self._window = window
+        self._recent: deque[float] = deque()
+
+    def tick(self, now: float) -> None:
+        """Count one message received at `now` (monotonic seconds)."""
+        self.count += 1
+        if self.first is None:
+            self.first = now
+        self.last = now
+        self._recent.append(now)
+        while self._recent and self._recent[0] < now - self._window:
+            self._recent.popleft()
+
+    def rate(self, now: float) -> float:
+        """Messages per second over the last `window` seconds (or since the first message)."""
+        while self._recent and self._recent[0] < now - self._window:
+            self._recent.popleft()
+        if self.first is None:
+            return 0.0
+        return len(self._recent) / max(min(self._window, now - self.first), MIN_RATE_SPAN_S)
+
+    def average(self) -> float:
+        """Messages per second between the first and the last message (0 with fewer than 2)."""
+        if self.count < 2 or self.last == self.first:
+            return 0.0
+        return (self.count - 1) / (self.last - self.first)
+
+
+@dataclass
+class TransformCache:
+    """The latest transform received for each child frame, as a tf2 buffer keeps them."""
+
+    parents: dict[str, tuple[str, Pose]] = field(default_factory=dict)
+    frames: set[str] = field(default_factory=set)
+
+    def add(self, message: TFMessage) -> None:
+        """Remember every transform of a TFMessage (later ones replace earlier ones)."""
+        for stamped in message.transforms:
+            t, r = stamped.transform.translation, stamped.transform.rotation
+            parent, child = stamped.header.frame_id, stamped.child_frame_id
+            self.parents[child] = (parent, Pose((t.x, t.y, t.z), (r.x, r.y, r.z, r.w)))
+            self.frames.update((parent, child))
+
+    def transform(self, child: str) -> tuple[str, Pose] | None:
+        """(parent, pose of `child` in parent) as last received, or None."""
+        return self.parents.get(child)
+
+    def pose_in(self, frame: str, root: str) -> Pose | None:
+        """Pose of `frame` in `root`, chaining the transforms up the tree.
+
+        None if a link of the chain has not been received (or the chain never reaches `root`).
+        """
+        pose = Pose()
+        current = frame
+        for _ in range(len(self.parents) + 1):
+            if current == root:
+                return pose
+            entry = self.parents.get(current)
+            if entry is None:
+                return None
+            current, step = entry
+            pose = step * pose
+        return None
+
+
+def rpy_from_quaternion(q: tuple[float, float, float, float]) -> tuple[float, float, float]:
+    """URDF roll, pitch, yaw (fixed axes X, Y, Z; radians) of a unit quaternion (x, y, z, w)."""
+    x, y, z, w = q
+    roll = math.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+    pitch = math.asin(max(-1.0, min(1.0, 2.0 * (w * y - z * x))))
+    yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+    return roll, pitch, yaw
+
+
+def joint_value(joint: Joint, pose: Pose) -> float | None:
+    """The value of a single-value joint whose child sits at `pose` in its parent.
+
+    The inverse of the joint transform: the motion after the joint's origin, read along its
+    axis (an angle in radians, wrapped to [-π, π], or a travel in metres). None for joints that
+    have no single value.
+    """
+    if not joint.type.single_value:
+        return None
+    origin = Pose.from_xyz_rpy(joint.origin.xyz, joint.origin.rpy)
+    motion = origin.inverse() * pose
+    ax, ay, az = joint.axis
+    if joint.type is JointType.PRISMATIC:
+        t = motion.translation
+        return t[0] * ax + t[1] * ay + t[2] * az
+    x, y, z, w = motion.rotation
+    angle = 2.0 * math.atan2(x * ax + y * ay + z * az, w)
+    return (angle + math.pi) % (2.0 * math.pi) - math.pi
+
+
+# Presentation ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rates:
+    """The measured rates, in Hz, and message counts of the topics the demo watches."""
+
+    tf: float = 0.0
+    tf_count: int = 0
+    tf_static: float = 0.0
+    tf_static_count: int = 0
+    joint_states: float = 0.0
+    joint_states_count: int = 0
+
+
+def expected_frames(model: RobotModel) -> tuple[str, ...]:
+    """Every frame the node should publish: all links and all sensor frames."""
+    return tuple(model.links) + tuple(s.name for s in model.sensors)
+
+
+def header(model: RobotModel, rates: Rates) -> str:
+    """The line that says what the viewer is looking at."""
+    return (f'urdf_state_publisher demo: node publishing {model.name} on /tf '
+            f'({len(model.movable_joints)} moving joints at {rates.tf:.1f} Hz) and /tf_static '
+            f'({len(model.fixed_joints)} fixed frames + {len(model.sensors)} sensors); '
+            f'motion source publishing joint_states at {rates.joint_states:.1f} Hz; '
+            'Ctrl-C to quit')
+
+
+def _tree_rows(model: RobotModel) -> Iterator[tuple[str, str, Joint | None, str]]:
+    """(tree prefix + frame, frame, joint that moves it, sensor type) in depth-first order."""
+    children: dict[str, list[Joint]] = {}
+    for joint in model.description.joints:
+        children.setdefault(joint.parent, []).append(joint)
+    sensors: dict[str, list] = {}
+    for sensor in model.sensors:
+        sensors.setdefault(sensor.parent, []).append(sensor)
+
+    def walk(link: str, indent: str) -> Iterator[tuple[str, str, Joint | None, str]]:
+        items = [(s.name, None, s.type or '?') for s in sensors.get(link, [])]
+        items += [(j.child, j, '') for j in children.get(link, [])]
+        for k, (frame, joint, sensor_type) in enumerate(items):
+            last = k == len(items) - 1
+            yield indent + ('└ ' if last else '├ ') + frame, frame, joint, sensor_type
+            if joint is not None:
+                yield from walk(frame, indent + ('  ' if last else '│ '))
+
+    yield model.root, model.root, None, ''
+    yield from walk(model.root, '')
+
+
+def _format_value(model: RobotModel, joint: Joint, value: float | None) -> str:
+    if value is None:
+        return '—'
+    if joint.type is JointType.PRISMATIC:
+        text = f'{value:.3f} m'
+    else:
+        text = f'{math.degrees(value):.1f}°'
+    lower, upper = model.limits(joint.name)
+    if min(abs(value - lower), abs(value - upper)) < LIMIT_TOLERANCE:
+        text += ' (limit)'
+    return text
+
+
+def _format_pose(pose: Pose | None) -> list[str]:
+    if pose is None:
+        return ['', '', '', '', '', '']
+    roll, pitch, yaw = (math.degrees(a) for a in rpy_from_quaternion(pose.rotation))
+    return [f'{c:.3f}' for c in pose.translation] + [f'{a:.1f}' for a in (roll, pitch, yaw)]
+
+
+# Table columns: title, left-aligned, and whether it may be left out on a narrow terminal.
+_COLUMNS = (('frame', True, False), ('joint', True, True), ('type', True, True),
+            ('value', False, False), ('x [m]', False, False), ('y [m]', False, False),
+            ('z [m]', False, False), ('roll°', False, False), ('pitch°', False, False),
+            ('yaw°', False, False))
+
+
+def _plural(count: int, noun: str) -> str:
+    return f'{count} {noun}' + ('' if count == 1 else 's')
+
+
+def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed: float,
+                width: int | None = None) -> str:
+    """The live view: header, topic rates, and one row per frame of the tree.
+
+    With a `width`, the joint and type columns are left out if the table would not fit.
+    """
+    expected = expected_frames(model)
+    seen = sum(1 for f in expected if f in cache.frames)
+    lines = [
+        header(model, rates),
+        f'after {elapsed:.1f} s: /tf {rates.tf:.1f} Hz ({_plural(rates.tf_count, "message")}), '
+        f'/tf_static {rates.tf_static:.1f} Hz ({_plural(rates.tf_static_count, "message")}, '
+        f'latched), joint_states {rates.joint_states:.1f} Hz '
+        f'({_plural(rates.joint_states_count, "message")}); frames seen {seen}/{len(expected)}',
+        f'Poses: each frame in root frame {model.root!r}, chained from the transforms received '
+        'on /tf and /tf_static. Values: decoded from those transforms (* = mimic joint, set by '
+        'the node from its leader; (limit) = clamped).',
+        '',
+    ]
+    table = [[title for title, _, _ in _COLUMNS]]
+    for label, frame, joint, sensor_type in _tree_rows(model):
+        pose = cache.pose_in(frame, model.root) if frame in cache.frames else None
+        if joint is None:
+            name, kind, value = ('', f'sensor:{sensor_type}', '') if sensor_type else \
+                ('(root)', '', '')
+        else:
+            name = joint.name + ('*' if joint.mimic is not None else '')
+            kind = joint.type.value
+            value = ''
+            if joint.type.single_value:
+                received = cache.transform(frame)
+                value = _format_value(model, joint, None if received is None
+                                      else joint_value(joint, received[1]))
+        if pose is None:
+            value = value if value not in ('', '—') else '(not received yet)'
+        table.append([label, name, kind, value, *_format_pose(pose)])
+    shown = list(range(len(_COLUMNS)))
+    widths = [max(len(row[i]) for row in table) for i in shown]
+
+    def total() -> int:
+        return sum(widths[i] + 2 for i in shown) - 2
+
+    for optional in (i for i, (_, _, may_drop) in enumerate(_COLUMNS) if may_drop):
+        if width is None or total() <= width:
+            break
+        shown.remove(optional)
+    if width is not None:  # the prose wraps; table rows are cut by the screen
+        lines = [wrapped for line in lines
+                 for wrapped in (textwrap.wrap(line, width, subsequent_indent='  ') or [''])]
+    for row in table:
+        cells = [row[i].ljust(widths[i]) if _COLUMNS[i][1] else row[i].rjust(widths[i])
+                 for i in shown]
+        lines.append('  '.join(cells).rstrip())
+    return '\n'.join(lines)
+
+
+def render_summary(model: RobotModel, cache: TransformCache, tf: RateMeter,
+                   tf_static: RateMeter, joint_states: RateMeter, elapsed: float) -> str:
+    """The final report: messages and rates per topic, and which expected frames were seen."""
+    expected = expected_frames(model)
+    missing = [f for f in expected if f not in cache.frames]
+    extra = sorted(cache.frames.difference(expected))
+    lines = [
+        f'summary after {elapsed:.1f} s:',
+        f'  /tf: {tf.count} messages, {tf.average():.1f} Hz',
+        f'  /tf_static: {_plural(tf_static.count, "message")} (latched: published once per '
+        'model)',
+        f'  joint_states: {joint_states.count} messages, {joint_states.average():.1f} Hz',
+        f'  frames seen: {len(expected) - len(missing)} of {len(expected)} expected '
+        f'({len(model.links)} links + {len(model.sensors)} sensors)',
+    ]
+    if missing:
+        lines.append(f'  MISSING {len(missing)} expected frames: {", ".join(missing)}')
+    else:
+        lines.append(f'  all {len(expected)} expected frames seen: {", ".join(expected)}')
+    if extra:
+        lines.append(f'  frames not in the model: {", ".join(extra)}')
+    return '\n'.join(lines)
+
+
+# ROS side -------------------------------------------------------------------------------------
+
+class Viewer(Node):
+    """Listens to /tf, /tf_static and joint_states, like any tf2 listener."""
+
+    def __init__(self, **node_options):
+        super().__init__('urdf_state_publisher_demo_viewer', **node_options)
+        self.cache = TransformCache()
+        self.tf = RateMeter()
+        self.tf_static = RateMeter()
+        self.joint_states = RateMeter()
+        self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
+        self.create_subscription(TFMessage, '/tf_static', self._on_tf_static, TF_STATIC_QOS)
+        self.create_subscription(JointState, 'joint_states', self._on_joint_state,
+                                 qos_profile_sensor_data)
+
+    def _on_tf(self, message: TFMessage) -> None:
+        self.tf.tick(time.monotonic())
+        self.cache.add(message)
+
+    def _on_tf_static(self, message: TFMessage) -> None:
+        self.tf_static.tick(time.monotonic())
+        self.cache.add(message)
+
+    def _on_joint_state(self, message: JointState) -> None:
+        self.joint_states.tick(time.monotonic())
+
+    def rates(self, now: float) -> Rates:
+        """The live rates at `now` (monotonic seconds)."""
+        return Rates(self.tf.rate(now), self.tf.count, self.tf_static.rate(now),
+                     self.tf_static.count, self.joint_states.rate(now), self.joint_states.count)
+
+
+class ChildProcess:
+    """A Python module run in its own process and session, its output kept in a log file."""
+
+    def __init__(self, name: str, arguments: Sequence[str], log_dir: Path):
+        self.name = name
+        self.log_path = log_dir / f'{name}.log'
+        env = dict(os.environ, PYTHONUNBUFFERED='1')
+        # From a checkout that is not installed, the children find the package where we did.
+        source_root = str(Path(__file__).resolve().parent.parent)
+        env['PYTHONPATH'] = os.pathsep.join(p for p in (source_root, env.get('PYTHONPATH'))
+                                            if p)
+        with open(self.log_path, 'w') as log:
+            # A session of its own: Ctrl-C reaches only the demo, which stops children in order.
+            self.process = subprocess.Popen(
+                [sys.executable, *arguments], stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+    def exited(self) -> int | None:
+        """The exit status if the process has ended, else None."""
+        return self.process.poll()
+
+    def output(self) -> str:
+        """Everything the process printed so far."""
+        try:
+            return self.log_path.read_text(errors='replace')
+        except OSError:
+            return ''
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> int:
+        """SIGINT, wait up to `timeout` seconds, then SIGKILL; the exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                return self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        return self.process.wait()
+
+
+def node_arguments(description: Path, publish_frequency: float,
+                   params_file: Path | None) -> list[str]:
+    """`-m urdf_state_publisher` with the demo's parameters."""
+    # -p values are YAML: a JSON string keeps a path a string whatever it looks like.
+    arguments = ['-m', PACKAGE, '--ros-args',
+                 '-p', f'description_file:={json.dumps(str(description))}',
+                 '-p', f'publish_frequency:={float(publish_frequency)!r}']
+    if params_file is not None:
+        arguments += ['--params-file', str(params_file)]
+    return arguments
+
+
+def motion_source_arguments(description: Path, rate: float,
+                            xacro_args: Sequence[str]) -> list[str]:
+    """`-m urdf_state_publisher.motion_source` for the same robot."""
+    arguments = ['-m', f'{PACKAGE}.motion_source', '--description-file', str(description),
+                 '--rate', repr(float(rate))]
+    for argument in xacro_args:
+        arguments += ['--xacro-arg', argument]
+    return arguments
+
+
+class Screen:
+    """Redraws in place on a terminal; prints plain snapshots to a file or a pipe."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.interactive = stream.isatty()
+        self.period = TTY_PERIOD_S if self.interactive else SNAPSHOT_PERIOD_S
+        self._started = False
+
+    def width(self) -> int | None:
+        """The terminal's width in columns; None (no limit) for a file or a pipe."""
+        return shutil.get_terminal_size().columns if self.interactive else None
+
+    def show(self, text: str) -> None:
+        if not self.interactive:
+            self.stream.write(text + '\n' + '-' * 40 + '\n')
+            self.stream.flush()
+            return
+        width = self.width()
+        lines = [line[:width] + CLEAR_TO_END_OF_LINE for line in text.splitlines()]
+        prefix = HIDE_CURSOR + CLEAR_SCREEN if not self._started else ''
+        self._started = True
+        self.stream.write(prefix + HOME + '\n'.join(lines) + '\n' + CLEAR_BELOW)
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.interactive and self._started:
+            self.stream.write(SHOW_CURSOR)
+            self.stream.flush()
+
+
+# main -----------------------------------------------------------------------------------------
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='urdf_state_publisher_demo',
+        description='Run urdf_state_publisher on a robot (the bundled sample_arm by default) '
+                    'with a motion source driving every joint, and show live what it '
+                    'publishes on /tf and /tf_static.')
+    parser.add_argument('--model', type=Path, metavar='PATH',
+                        help='a .urdf or .xacro file to demo instead of the sample robot')
+    parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
+                        help='an argument for a .xacro --model (repeatable)')
+    parser.add_argument('--rate', type=positive_rate, default=DEFAULT_RATE_HZ, metavar='HZ',
+                        help='joint_states messages per second from the motion source '
+                             f'(default {DEFAULT_RATE_HZ:g})')
+    parser.add_argument('--publish-frequency', type=positive_rate, metavar='HZ',
+                        help="the node's publish_frequency parameter (default: twice --rate, "
+                             'so that every joint state is published)')
+    parser.add_argument('--duration', type=positive_rate, metavar='SECONDS',
+                        help='stop after this long, print a summary and exit 0 (default: run '
+                             'until Ctrl-C)')
+    return parser
+
+
+def _raise_keyboard_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the demo; 0 when stopped by Ctrl-C or --duration, 1 if a process fails."""
+    args = _parser().parse_args(argv)
+    try:
+        description = args.model or bundled_description()
+        model = RobotModel.from_file(description, args.xacro_arg)
+    except (DescriptionError, FileNotFoundError) as error:
+        print(f'urdf_state_publisher_demo: {error}', file=sys.stderr)
+        return 1
+    publish_frequency = args.publish_frequency or 2.0 * args.rate
+
+    context = rclpy.Context()
+    # The demo handles SIGINT itself: it must outlive Ctrl-C long enough to stop its children.
+    rclpy.init(args=[], context=context, signal_handler_options=SignalHandlerOptions.NO)
+    viewer = Viewer(context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(viewer)
+    screen = Screen(sys.stdout)
+    children: list[ChildProcess] = []
+    previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
+    start = time.monotonic()
+    status = 0
+    with tempfile.TemporaryDirectory(prefix='urdf_state_publisher_demo_') as temporary:
+        log_dir = Path(temporary)
+        params_file = None
+        if args.xacro_arg:
+            params_file = log_dir / 'params.yaml'
+            params_file.write_text(json.dumps(
+                {'/**': {'ros__parameters': {'xacro_args': list(args.xacro_arg)}}}))
+        try:
+            children.append(ChildProcess(
+                'urdf_state_publisher',
+                node_arguments(description, publish_frequency, params_file), log_dir))
+            children.append(ChildProcess(
+                'motion_source', motion_source_arguments(description, args.rate, args.xacro_arg),
+                log_dir))
+            status = _run(model, viewer, executor, screen, children, start, args.duration)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut cleanup
+            for child in reversed(children):
+                child.stop()
+            elapsed = time.monotonic() - start
+            screen.close()
+            if status == 0:
+                print(render_summary(model, viewer.cache, viewer.tf, viewer.tf_static,
+                                     viewer.joint_states, elapsed), flush=True)
+            executor.shutdown()
+            viewer.destroy_node()
+            rclpy.try_shutdown(context=context)
+            signal.signal(signal.SIGTERM, previous_sigterm)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    return status
+
+
+def _run(model: RobotModel, viewer: Viewer, executor: SingleThreadedExecutor, screen: Screen,
+         children: Sequence[ChildProcess], start: float, duration: float | None) -> int:
+    """Spin and redraw until `duration` has passed; 1 as soon as a child process ends."""
+    next_draw = start
+    while True:
+        now = time.monotonic()
+        for child in children:
+            code = child.exited()
+            if code is not None:
+                screen.close()
+                print(f'\nurdf_state_publisher_demo: {child.name} exited with status {code}; '
+                      f'its output:\n{child.output()}', file=sys.stderr, flush=True)
+                return 1
+        if duration is not None and now - start >= duration:
+            screen.show(render_view(model, viewer.cache, viewer.rates(now), now - start,
+                                    screen.width()))
+            return 0
+        if now >= next_draw:
+            screen.show(render_view(model, viewer.cache, viewer.rates(now), now - start,
+                                    screen.width()))
+            next_draw += screen.period
+            if next_draw < now:
+                next_draw = now + screen.period
+        executor.spin_once(timeout_sec=min(0.05, max(0.0, next_draw - time.monotonic())))
+
+
+if __name__ == '__main__':
+    sys.exit(main())
