@@ -61,7 +61,7 @@ def rotate(q: Quaternion, v: Vector3) -> Vector3:
 
 def normalized(q: Quaternion) -> Quaternion:
     """`q` scaled to unit length; the identity for a zero or non-finite quaternion."""
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    n = math.hypot(*q)  # no overflow or underflow for finite components, unlike a sum of squares
     if not math.isfinite(n) or n == 0.0:
         return (0.0, 0.0, 0.0, 1.0)
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)

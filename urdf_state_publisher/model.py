@@ -326,9 +326,13 @@ class RobotModel:
 
     def _evaluate(self, plan: UpdatePlan, named: np.ndarray,
                   non_finite: tuple[str, ...]) -> JointUpdate:
-        wanted = np.concatenate(
-            (named, named[plan.follower_source] * plan.follower_multiplier + plan.follower_offset))
-        values = np.clip(wanted, plan.lower, plan.upper)
+        if len(plan.follower_source):
+            wanted = np.concatenate((named, named[plan.follower_source]
+                                     * plan.follower_multiplier + plan.follower_offset))
+        else:
+            wanted = named
+        # np.minimum/np.maximum rather than np.clip: the same result without clip's overhead.
+        values = np.minimum(np.maximum(wanted, plan.lower), plan.upper)
         clamped: tuple[str, ...] = ()
         outside = values != wanted
         if outside.any():
