@@ -26,6 +26,7 @@ import time
 from typing import TextIO
 
 import rclpy
+from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import (
@@ -43,9 +44,10 @@ from urdf_state_publisher.description import Joint, JointType
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import Pose
 from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.motion_source import DEFAULT_RATE_HZ, positive_rate
+from urdf_state_publisher.motion_source import DEFAULT_RATE_HZ, positive_number
 
-__all__ = ['TransformCache', 'bundled_description', 'main', 'render_summary', 'render_view']
+__all__ = ['RateMeter', 'Rates', 'TransformCache', 'bundled_description', 'joint_value', 'main',
+           'render_summary', 'render_view', 'rpy_from_quaternion']
 
 PACKAGE = 'urdf_state_publisher'
 SAMPLE_FILE = 'sample_arm.urdf'
@@ -54,6 +56,7 @@ SNAPSHOT_PERIOD_S = 1.0   # one plain snapshot per second when the output is a f
 RATE_WINDOW_S = 2.0       # live rates are averaged over this window
 MIN_RATE_SPAN_S = 0.5     # ... but not over less than this, right after the first message
 STOP_TIMEOUT_S = 5.0      # SIGINT, then this long, then SIGKILL
+STARTUP_TIMEOUT_S = 30.0  # give up when nothing arrives on /tf for this long after the start
 LIMIT_TOLERANCE = 1e-6
 
 TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
@@ -150,8 +153,11 @@ class TransformCache:
     def pose_in(self, frame: str, root: str) -> Pose | None:
         """Pose of `frame` in `root`, chaining the transforms up the tree.
 
-        None if a link of the chain has not been received (or the chain never reaches `root`).
+        None if a link of the chain has not been received (or the chain never reaches `root`),
+        and for `root` itself until some transform names it.
         """
+        if frame not in self.frames:
+            return None
         pose = Pose()
         current = frame
         for _ in range(len(self.parents) + 1):
@@ -282,13 +288,14 @@ def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed:
     With a `width`, the joint and type columns are left out if the table would not fit.
     """
     expected = expected_frames(model)
-    seen = sum(1 for f in expected if f in cache.frames)
+    seen = sum(1 for f in expected if cache.pose_in(f, model.root) is not None)
     lines = [
         header(model, rates),
         f'after {elapsed:.1f} s: /tf {rates.tf:.1f} Hz ({_plural(rates.tf_count, "message")}), '
         f'/tf_static {rates.tf_static:.1f} Hz ({_plural(rates.tf_static_count, "message")}, '
         f'latched), joint_states {rates.joint_states:.1f} Hz '
-        f'({_plural(rates.joint_states_count, "message")}); frames seen {seen}/{len(expected)}',
+        f'({_plural(rates.joint_states_count, "message")}); frames seen {seen}/{len(expected)} '
+        '(connected to the root)',
         f'Poses: each frame in root frame {model.root!r}, chained from the transforms received '
         'on /tf and /tf_static. Values: decoded from those transforms (* = mimic joint, set by '
         'the node from its leader; (limit) = clamped).',
@@ -296,7 +303,7 @@ def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed:
     ]
     table = [[title for title, _, _ in _COLUMNS]]
     for label, frame, joint, sensor_type in _tree_rows(model):
-        pose = cache.pose_in(frame, model.root) if frame in cache.frames else None
+        pose = cache.pose_in(frame, model.root)
         if joint is None:
             name, kind, value = ('', f'sensor:{sensor_type}', '') if sensor_type else \
                 ('(root)', '', '')
@@ -335,7 +342,7 @@ def render_summary(model: RobotModel, cache: TransformCache, tf: RateMeter,
                    tf_static: RateMeter, joint_states: RateMeter, elapsed: float) -> str:
     """The final report: messages and rates per topic, and which expected frames were seen."""
     expected = expected_frames(model)
-    missing = [f for f in expected if f not in cache.frames]
+    missing = [f for f in expected if cache.pose_in(f, model.root) is None]
     extra = sorted(cache.frames.difference(expected))
     lines = [
         f'summary after {elapsed:.1f} s:',
@@ -344,7 +351,8 @@ def render_summary(model: RobotModel, cache: TransformCache, tf: RateMeter,
         'model)',
         f'  joint_states: {joint_states.count} messages, {joint_states.average():.1f} Hz',
         f'  frames seen: {len(expected) - len(missing)} of {len(expected)} expected '
-        f'({len(model.links)} links + {len(model.sensors)} sensors)',
+        f'({len(model.links)} links + {len(model.sensors)} sensors), each with its whole chain '
+        f'of transforms to root {model.root!r}',
     ]
     if missing:
         lines.append(f'  MISSING {len(missing)} expected frames: {", ".join(missing)}')
@@ -395,10 +403,11 @@ class ChildProcess:
         self.name = name
         self.log_path = log_dir / f'{name}.log'
         env = dict(os.environ, PYTHONUNBUFFERED='1')
-        # From a checkout that is not installed, the children find the package where we did.
-        source_root = str(Path(__file__).resolve().parent.parent)
-        env['PYTHONPATH'] = os.pathsep.join(p for p in (source_root, env.get('PYTHONPATH'))
-                                            if p)
+        source_root = Path(__file__).resolve().parent.parent
+        if (source_root / 'package.xml').is_file():
+            # A source checkout, maybe not installed: the children import the package from it.
+            env['PYTHONPATH'] = os.pathsep.join(
+                p for p in (str(source_root), env.get('PYTHONPATH')) if p)
         with open(self.log_path, 'w') as log:
             # A session of its own: Ctrl-C reaches only the demo, which stops children in order.
             self.process = subprocess.Popen(
@@ -467,8 +476,10 @@ class Screen:
             self.stream.write(text + '\n' + '-' * 40 + '\n')
             self.stream.flush()
             return
-        width = self.width()
-        lines = [line[:width] + CLEAR_TO_END_OF_LINE for line in text.splitlines()]
+        size = shutil.get_terminal_size()
+        # Cut to the screen: a line that wraps or a screen that scrolls breaks redrawing.
+        lines = [line[:size.columns] + CLEAR_TO_END_OF_LINE
+                 for line in text.splitlines()[:max(size.lines - 1, 1)]]
         prefix = HIDE_CURSOR + CLEAR_SCREEN if not self._started else ''
         self._started = True
         self.stream.write(prefix + HOME + '\n'.join(lines) + '\n' + CLEAR_BELOW)
@@ -476,6 +487,7 @@ class Screen:
 
     def close(self) -> None:
         if self.interactive and self._started:
+            self._started = False
             self.stream.write(SHOW_CURSOR)
             self.stream.flush()
 
@@ -487,20 +499,23 @@ def _parser() -> argparse.ArgumentParser:
         prog='urdf_state_publisher_demo',
         description='Run urdf_state_publisher on a robot (the bundled sample_arm by default) '
                     'with a motion source driving every joint, and show live what it '
-                    'publishes on /tf and /tf_static.')
+                    'publishes on /tf and /tf_static.',
+        epilog='The demo uses the ROS_DOMAIN_ID of its environment, and keeps DDS discovery on '
+               'this machine (ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST) unless '
+               'ROS_AUTOMATIC_DISCOVERY_RANGE or ROS_LOCALHOST_ONLY is set.')
     parser.add_argument('--model', type=Path, metavar='PATH',
                         help='a .urdf or .xacro file to demo instead of the sample robot')
     parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
                         help='an argument for a .xacro --model (repeatable)')
-    parser.add_argument('--rate', type=positive_rate, default=DEFAULT_RATE_HZ, metavar='HZ',
+    parser.add_argument('--rate', type=positive_number, default=DEFAULT_RATE_HZ, metavar='HZ',
                         help='joint_states messages per second from the motion source '
                              f'(default {DEFAULT_RATE_HZ:g})')
-    parser.add_argument('--publish-frequency', type=positive_rate, metavar='HZ',
+    parser.add_argument('--publish-frequency', type=positive_number, metavar='HZ',
                         help="the node's publish_frequency parameter (default: twice --rate, "
                              'so that every joint state is published)')
-    parser.add_argument('--duration', type=positive_rate, metavar='SECONDS',
-                        help='stop after this long, print a summary and exit 0 (default: run '
-                             'until Ctrl-C)')
+    parser.add_argument('--duration', type=positive_number, metavar='SECONDS',
+                        help='watch for this long, counted from the first /tf message, then '
+                             'print a summary and exit 0 (default: run until Ctrl-C)')
     return parser
 
 
@@ -512,14 +527,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the demo; 0 when stopped by Ctrl-C or --duration, 1 if a process fails."""
     args = _parser().parse_args(argv)
     try:
-        description = args.model or bundled_description()
+        description = (args.model or bundled_description()).absolute()
         model = RobotModel.from_file(description, args.xacro_arg)
     except (DescriptionError, FileNotFoundError) as error:
         print(f'urdf_state_publisher_demo: {error}', file=sys.stderr)
         return 1
     publish_frequency = args.publish_frequency or 2.0 * args.rate
 
-    context = rclpy.Context()
+    # A demo stays on this machine unless told otherwise (children inherit the environment).
+    if not {'ROS_AUTOMATIC_DISCOVERY_RANGE', 'ROS_LOCALHOST_ONLY'} & set(os.environ):
+        os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    context = Context()
     # The demo handles SIGINT itself: it must outlive Ctrl-C long enough to stop its children.
     rclpy.init(args=[], context=context, signal_handler_options=SignalHandlerOptions.NO)
     viewer = Viewer(context=context)
@@ -527,6 +545,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     executor.add_node(viewer)
     screen = Screen(sys.stdout)
     children: list[ChildProcess] = []
+    # Ctrl-C and SIGTERM both end the demo cleanly, even where SIGINT was inherited as ignored
+    # (a background job of a script).
+    previous_sigint = signal.signal(signal.SIGINT, signal.default_int_handler)
     previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     start = time.monotonic()
     status = 0
@@ -560,30 +581,43 @@ def main(argv: Sequence[str] | None = None) -> int:
             viewer.destroy_node()
             rclpy.try_shutdown(context=context)
             signal.signal(signal.SIGTERM, previous_sigterm)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, previous_sigint)
     return status
+
+
+def _fail(screen: Screen, message: str, children: Sequence[ChildProcess]) -> int:
+    screen.close()
+    parts = [f'\nurdf_state_publisher_demo: {message}']
+    parts += [f'--- output of {child.name} ---\n{child.output().rstrip()}' for child in children]
+    print('\n'.join(parts), file=sys.stderr, flush=True)
+    return 1
 
 
 def _run(model: RobotModel, viewer: Viewer, executor: SingleThreadedExecutor, screen: Screen,
          children: Sequence[ChildProcess], start: float, duration: float | None) -> int:
-    """Spin and redraw until `duration` has passed; 1 as soon as a child process ends."""
+    """Spin and redraw until `duration` seconds after the first /tf message.
+
+    1 as soon as a child process ends, or if no /tf message arrives in STARTUP_TIMEOUT_S.
+    """
     next_draw = start
     while True:
         now = time.monotonic()
         for child in children:
             code = child.exited()
             if code is not None:
-                screen.close()
-                print(f'\nurdf_state_publisher_demo: {child.name} exited with status {code}; '
-                      f'its output:\n{child.output()}', file=sys.stderr, flush=True)
-                return 1
-        if duration is not None and now - start >= duration:
+                return _fail(screen, f'{child.name} exited with status {code}', [child])
+        live_since = viewer.tf.first
+        if live_since is None and now - start > STARTUP_TIMEOUT_S:
+            return _fail(screen, f'nothing arrived on /tf within {STARTUP_TIMEOUT_S:g} s '
+                         f'(/tf_static: {_plural(viewer.tf_static.count, "message")}, '
+                         f'joint_states: {_plural(viewer.joint_states.count, "message")})',
+                         children)
+        finished = duration is not None and live_since is not None and now - live_since >= duration
+        if finished or now >= next_draw:
             screen.show(render_view(model, viewer.cache, viewer.rates(now), now - start,
                                     screen.width()))
-            return 0
-        if now >= next_draw:
-            screen.show(render_view(model, viewer.cache, viewer.rates(now), now - start,
-                                    screen.width()))
+            if finished:
+                return 0
             next_draw += screen.period
             if next_draw < now:
                 next_draw = now + screen.period

@@ -45,16 +45,18 @@ class FrameTransform:
 class UpdatePlan:
     """What a JointState with a given list of names updates, resolved once per list.
 
-    Outputs are the named single-value joints followed by the mimic followers they drive.
+    Outputs are the named single-value joints followed by the mimic followers they drive,
+    level by level: a follower comes after its direct leader.
     """
 
     names: tuple[str, ...]
     message_index: np.ndarray   # positions in the message of the joints used
     joints: tuple[str, ...]     # output joint names, in output order
     joint_index: np.ndarray     # output joints' indices in RobotModel.scalar_joints
-    follower_source: np.ndarray  # for each follower: index into the named values
-    follower_multiplier: np.ndarray
-    follower_offset: np.ndarray
+    # Per level of followers: (start, stop) in the outputs, and for each follower the output
+    # index of its direct leader, its multiplier and offset.
+    levels: tuple[tuple[int, int, np.ndarray, np.ndarray, np.ndarray], ...]
+    named_root: np.ndarray      # per output: index into the named joints of the one driving it
     lower: np.ndarray
     upper: np.ndarray
     unknown: tuple[str, ...]     # names that are no joint of the model
@@ -224,10 +226,20 @@ class RobotModel:
         From the URDF's `<model_state>` where it has one; otherwise 0 when 0 is within the
         joint's range, else the middle of the range.
         """
+        values = self._unresolved_defaults()
+        state = self.description.model_state
+        values.update({n: min(max(state[n], self.limits(n)[0]), self.limits(n)[1])
+                       for n in self.mimic_joints if n in state and n in self._scalar_index})
+        names = tuple(values)
+        update = self.update(names, np.fromiter(values.values(), float, len(names)))
+        return dict(zip(update.plan.joints, update.values.tolist()))
+
+    def _unresolved_defaults(self) -> dict[str, float]:
+        """Default values of the single-value joints that are no mimic followers."""
         state = self.description.model_state
         values = {}
         for name in self.scalar_joints:
-            if self._joints[name].mimic is not None and name not in state:
+            if self._joints[name].mimic is not None:
                 continue
             lower, upper = self.limits(name)
             if name in state:
@@ -236,9 +248,7 @@ class RobotModel:
                 values[name] = 0.0
             else:
                 values[name] = (lower + upper) / 2
-        names = tuple(values)
-        update = self.update(names, np.fromiter(values.values(), float, len(names)))
-        return dict(zip(update.plan.joints, update.values.tolist()))
+        return values
 
     def plan(self, names: Sequence[str]) -> UpdatePlan:
         """The (cached) plan for JointStates naming `names`, in that order."""
@@ -265,29 +275,42 @@ class RobotModel:
         named = [n for n in seen if n in self._scalar_index and n not in dropped]
         named_position = {n: k for k, n in enumerate(named)}
 
-        followers, sources, multipliers, offsets = [], [], [], []
+        # A follower moves with the nearest leader up its chain that this message names (an
+        # explicitly sent value wins over the mimic relation); its level is its distance to it.
+        level_of: dict[str, int] = {}
+        root_of: dict[str, int] = {}
         for name in self.scalar_joints:
             if name in named_position:
-                continue  # an explicitly sent value wins over the mimic relation
-            # A follower moves with the nearest leader up its chain that this message names.
-            for leader, multiplier, offset in self._mimic_chain(name):
+                continue
+            for depth, (leader, _, _) in enumerate(self._mimic_chain(name), start=1):
                 if leader in named_position:
-                    followers.append(name)
-                    sources.append(named_position[leader])
-                    multipliers.append(multiplier)
-                    offsets.append(offset)
+                    level_of[name], root_of[name] = depth, named_position[leader]
                     break
-
+        followers = sorted(level_of, key=level_of.get)  # stable: model order within a level
         outputs = named + followers
+        position = {n: k for k, n in enumerate(outputs)}
+        levels = []
+        start = len(named)
+        while start < len(outputs):
+            depth = level_of[outputs[start]]
+            stop = start
+            while stop < len(outputs) and level_of[outputs[stop]] == depth:
+                stop += 1
+            mimics = [self._joints[n].mimic for n in outputs[start:stop]]
+            levels.append((start, stop,
+                           np.array([position[m.joint] for m in mimics], dtype=np.intp),
+                           np.array([m.multiplier for m in mimics], dtype=float),
+                           np.array([m.offset for m in mimics], dtype=float)))
+            start = stop
         index = np.array([self._scalar_index[n] for n in outputs], dtype=np.intp)
         return UpdatePlan(
             names=names,
             message_index=np.array([seen[n] for n in named], dtype=np.intp),
             joints=tuple(outputs),
             joint_index=index,
-            follower_source=np.array(sources, dtype=np.intp),
-            follower_multiplier=np.array(multipliers, dtype=float),
-            follower_offset=np.array(offsets, dtype=float),
+            levels=tuple(levels),
+            named_root=np.array(list(range(len(named))) + [root_of[n] for n in followers],
+                                dtype=np.intp),
             lower=self._lower[index],
             upper=self._upper[index],
             unknown=unknown,
@@ -308,35 +331,56 @@ class RobotModel:
         names and NaN or infinite values (reported in the plan and the result).
         """
         positions = np.asarray(positions, dtype=float)
-        if len(names) > len(positions):
-            names = names[:len(positions)]
-        plan = self.plan(names)
+        plan = self.plan(names[:len(positions)])
         named = positions[plan.message_index]
-        finite = np.isfinite(named)
         non_finite: tuple[str, ...] = ()
+        finite = np.isfinite(named)
         if not finite.all():
-            bad = plan.message_index[~finite]
-            non_finite = tuple(plan.names[i] for i in bad)
-            keep = np.ones(len(positions), dtype=bool)
-            keep[bad] = False
-            names = tuple(n for n, k in zip(plan.names, keep) if k)
-            plan, positions = self.plan(names), positions[:len(keep)][keep]
+            plan, positions, non_finite = self._without(plan, positions,
+                                                        plan.message_index[~finite])
             named = positions[plan.message_index]
-        return self._evaluate(plan, named, non_finite)
+        update = self._evaluate(plan, named, non_finite)
+        if plan.levels:
+            finite = np.isfinite(update.values)
+            if not finite.all():
+                # A finite leader can still overflow a continuous follower (1e308 × 2): its
+                # value is unusable too.
+                roots = plan.message_index[plan.named_root[~finite]]
+                plan, positions, overflowing = self._without(plan, positions, roots)
+                update = self._evaluate(plan, positions[plan.message_index],
+                                        non_finite + overflowing)
+        return update
+
+    def _without(self, plan: UpdatePlan, positions: np.ndarray,
+                 dropped: np.ndarray) -> tuple[UpdatePlan, np.ndarray, tuple[str, ...]]:
+        """The plan and positions of the message without the entries at `dropped`."""
+        keep = np.ones(len(plan.names), dtype=bool)
+        keep[dropped] = False
+        names = tuple(n for n, k in zip(plan.names, keep) if k)
+        dropped_names = tuple(dict.fromkeys(plan.names[i] for i in dropped))
+        return self.plan(names), positions[:len(keep)][keep], dropped_names
 
     def _evaluate(self, plan: UpdatePlan, named: np.ndarray,
                   non_finite: tuple[str, ...]) -> JointUpdate:
-        if len(plan.follower_source):
-            wanted = np.concatenate((named, named[plan.follower_source]
-                                     * plan.follower_multiplier + plan.follower_offset))
+        # np.minimum/np.maximum rather than np.clip: the same result without clip's overhead.
+        if plan.levels:
+            wanted = np.empty(len(plan.joints))
+            values = np.empty(len(plan.joints))
+            wanted[:len(named)] = named
+            values[:len(named)] = np.minimum(np.maximum(named, plan.lower[:len(named)]),
+                                             plan.upper[:len(named)])
+            # Each follower follows its leader's final (clamped) value, level by level.
+            for start, stop, source, multiplier, offset in plan.levels:
+                wanted[start:stop] = values[source] * multiplier + offset
+                values[start:stop] = np.minimum(np.maximum(
+                    wanted[start:stop], plan.lower[start:stop]), plan.upper[start:stop])
         else:
             wanted = named
-        # np.minimum/np.maximum rather than np.clip: the same result without clip's overhead.
-        values = np.minimum(np.maximum(wanted, plan.lower), plan.upper)
+            values = np.minimum(np.maximum(named, plan.lower), plan.upper)
         clamped: tuple[str, ...] = ()
         outside = values != wanted
         if outside.any():
-            clamped = tuple(plan.joints[i] for i in np.flatnonzero(outside))
+            clamped = tuple(plan.joints[i] for i in np.flatnonzero(outside & np.isfinite(values)))
         half = values * plan._half_angle_gain
         transforms = np.empty((len(values), 7))
         transforms[:, :3] = plan._t0 + (values * plan._travel_gain)[:, None] * plan._v
@@ -390,13 +434,20 @@ class RobotModel:
         """Pose of every link and sensor frame in the root link's frame.
 
         Joints missing from `values` are at their default position; mimic followers not in
-        `values` follow their leaders.
+        `values` follow their leaders. ValueError for an unknown joint or a non-finite value.
         """
-        scalar = self.default_positions()
-        scalar.update({n: float(v) for n, v in values.items()
-                       if n in self._scalar_index and not isinstance(v, Pose)})
+        scalar = self._unresolved_defaults()
+        for name, value in values.items():
+            if name not in self._joints:
+                raise ValueError(f'robot {self.name!r} has no joint {name!r}')
+            if isinstance(value, Pose):
+                continue
+            if not math.isfinite(value):
+                raise ValueError(f'the value of joint {name!r} is not finite: {value!r}')
+            if name in self._scalar_index:
+                scalar[name] = float(value)
         resolved = self.update(tuple(scalar), list(scalar.values()))
-        scalar.update(zip(resolved.plan.joints, resolved.values.tolist()))
+        scalar = dict(zip(resolved.plan.joints, resolved.values.tolist()))
         poses = {self.root: Pose()}
         for joint in self.description.joints:
             value = values.get(joint.name, Pose()) if joint.type in POSE_TYPES \

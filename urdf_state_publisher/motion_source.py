@@ -19,7 +19,6 @@ import sys
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.utilities import remove_ros_args
 from sensor_msgs.msg import JointState
 
 from urdf_state_publisher.description import JointType
@@ -128,15 +127,34 @@ class MotionSource(Node):
         self._publisher.publish(message)
 
 
-def positive_rate(text: str) -> float:
-    """An argparse type: a positive, finite number of Hz."""
+def positive_number(text: str) -> float:
+    """An argparse type: a positive, finite number."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f'not a number: {text!r}') from None
     if not math.isfinite(value) or value <= 0.0:
-        raise argparse.ArgumentTypeError(f'must be a positive number of Hz, got {text!r}')
+        raise argparse.ArgumentTypeError(f'must be a positive number, got {text!r}')
     return value
+
+
+def split_ros_args(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(our arguments, ROS arguments): each `--ros-args ... [--]` block goes to ROS.
+
+    Done by hand because rclpy's remove_ros_args also takes any `name:=value` for a (legacy)
+    remapping rule, and xacro arguments look just like that.
+    """
+    ours: list[str] = []
+    ros: list[str] = []
+    in_ros = False
+    for argument in argv:
+        if argument == '--ros-args':
+            in_ros = True
+        elif in_ros and argument == '--':
+            in_ros = False
+            continue
+        (ros if in_ros else ours).append(argument)
+    return ours, ros
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -149,15 +167,15 @@ def _parser() -> argparse.ArgumentParser:
                         help='the .urdf or .xacro file of the robot')
     parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
                         help='an argument for a .xacro file (repeatable)')
-    parser.add_argument('--rate', type=positive_rate, default=DEFAULT_RATE_HZ, metavar='HZ',
+    parser.add_argument('--rate', type=positive_number, default=DEFAULT_RATE_HZ, metavar='HZ',
                         help=f'messages per second (default {DEFAULT_RATE_HZ:g})')
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Publish until SIGINT or SIGTERM; exit status 1 if the description is unusable."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(remove_ros_args(['motion_source', *argv])[1:])
+    ours, ros = split_ros_args(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(ours)
     try:
         model = RobotModel.from_file(args.description_file, args.xacro_arg)
     except DescriptionError as error:
@@ -169,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               'prismatic joint to move', file=sys.stderr)
         return 1
 
-    rclpy.init(args=['motion_source', *argv])
+    rclpy.init(args=['motion_source', *ros])
     node = MotionSource(plan, rate=args.rate)
     executor = SingleThreadedExecutor()
     executor.add_node(node)

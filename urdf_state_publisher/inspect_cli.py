@@ -1,0 +1,327 @@
+"""`urdf_state_publisher_inspect`: check a robot description and show what the node would do.
+
+Prints the kinematic tree, links, joints with their limits, mimic relations resolved to their
+independent leaders, sensor frames and every validation warning. Exit status: 0 for a usable
+description, 1 for an invalid one or an unwritable `--dot` file (the error on stderr), 2 with
+`--strict` when there are warnings; argparse's usage errors also exit with 2. Imports no ROS
+package.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+import math
+import os
+from pathlib import Path
+import sys
+import tempfile
+
+from urdf_state_publisher.description import JointType, read_description_file
+from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.model import RobotModel
+
+__all__ = ['load_model', 'main', 'render_dot', 'render_report']
+
+PROG = 'urdf_state_publisher_inspect'
+STDIN = '-'
+EXIT_OK, EXIT_INVALID, EXIT_WARNINGS = 0, 1, 2
+XACRO_NAMESPACE = 'http://www.ros.org/wiki/xacro'
+
+
+# Loading --------------------------------------------------------------------------------------
+
+def _read_stdin_description(data: bytes, xacro_args: Sequence[str]) -> str | bytes:
+    """URDF text from stdin bytes, expanded first if it declares the xacro namespace."""
+    if XACRO_NAMESPACE.encode() not in data:
+        if xacro_args:
+            raise DescriptionError(
+                'xacro arguments were given, but the description on stdin is not xacro (it '
+                f'does not declare xmlns:xacro="{XACRO_NAMESPACE}")')
+        return data
+    # xacro reads files: expand a copy (includes relative to the current directory still work
+    # when given with $(find ...) or absolute paths only).
+    with tempfile.TemporaryDirectory(prefix=f'{PROG}_') as directory:
+        path = Path(directory) / 'stdin.urdf.xacro'
+        path.write_bytes(data)
+        return read_description_file(path, xacro_args)
+
+
+def load_model(source: str, xacro_args: Sequence[str] = (), *,
+               use_smallest_joint_limits: bool = False) -> RobotModel:
+    """The model of a .urdf or .xacro file, or of stdin for `-`; DescriptionError if invalid."""
+    if source == STDIN:
+        text = _read_stdin_description(sys.stdin.buffer.read(), xacro_args)
+    else:
+        text = read_description_file(source, xacro_args)
+    return RobotModel.from_urdf(text, use_smallest_joint_limits=use_smallest_joint_limits)
+
+
+# Text report ----------------------------------------------------------------------------------
+
+def _number(value: float) -> str:
+    return f'{value:g}'
+
+
+def _vector(values: Sequence[float]) -> str:
+    return ' '.join(_number(v) for v in values)
+
+
+def _range(lower: float, upper: float, unit: str) -> str:
+    if not (math.isfinite(lower) or math.isfinite(upper)):
+        return 'unbounded'
+    return f'[{_number(lower)}, {_number(upper)}] {unit}'
+
+
+def _unit(joint_type: JointType) -> str:
+    return 'm' if joint_type is JointType.PRISMATIC else 'rad'
+
+
+def _table(rows: Sequence[Sequence[str]], indent: str = '  ') -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [indent + '  '.join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+            for row in rows]
+
+
+def _section(title: str, count: int | None = None) -> list[str]:
+    return ['', title if count is None else f'{title} ({count})']
+
+
+def _links_section(model: RobotModel) -> list[str]:
+    parent_joint = {j.child: j for j in model.description.joints}
+    sensors: dict[str, list[str]] = {}
+    for sensor in model.sensors:
+        sensors.setdefault(sensor.parent, []).append(sensor.name)
+    rows = [('link', 'parent link', 'via joint', 'sensors')]
+    for link in model.links:
+        joint = parent_joint.get(link)
+        rows.append((link, '(root)' if joint is None else joint.parent,
+                     '' if joint is None else f'{joint.name} ({joint.type.value})',
+                     ', '.join(sensors.get(link, []))))
+    return _section('Links', len(model.links)) + _table(rows)
+
+
+def _affine(multiplier: float, leader: str, offset: float) -> str:
+    """`m × leader + o` as text."""
+    sign = '-' if offset < 0 else '+'
+    return f'{_number(multiplier)} × {leader} {sign} {_number(abs(offset))}'
+
+
+def _joints_section(model: RobotModel, soft_limits: bool) -> list[str]:
+    rows = [('joint', 'type', 'axis', 'limits', 'soft limits', 'clamped to', 'velocity',
+             'effort', 'mimic (as written)')]
+    for joint in model.description.joints:
+        unit = _unit(joint.type)
+        axis = '' if joint.type in (JointType.FIXED, JointType.FLOATING) else _vector(joint.axis)
+        hard = soft = velocity = effort = clamp = mimic = ''
+        if joint.type.single_value:
+            if joint.limits is not None:
+                velocity = f'{_number(joint.limits.velocity)} {unit}/s'
+                effort = f'{_number(joint.limits.effort)} ' + \
+                    ('N' if joint.type is JointType.PRISMATIC else 'Nm')
+                if joint.type is not JointType.CONTINUOUS:
+                    hard = _range(joint.limits.lower, joint.limits.upper, unit)
+            if joint.soft_limits is not None:
+                soft = _range(joint.soft_limits.soft_lower, joint.soft_limits.soft_upper, unit)
+            clamp = _range(*model.limits(joint.name), unit)
+        if joint.mimic is not None:
+            mimic = _affine(joint.mimic.multiplier, joint.mimic.joint, joint.mimic.offset)
+        rows.append((joint.name, joint.type.value, axis, hard, soft, clamp, velocity, effort,
+                     mimic))
+    if soft_limits:
+        mode = ('<limit> narrowed by <safety_controller> soft limits (--soft-limits: as the node '
+                'with use_smallest_joint_limits:=true)')
+    else:
+        mode = ("<limit> alone (the node's default; --soft-limits shows "
+                'use_smallest_joint_limits:=true)')
+    return (_section('Joints', len(model.description.joints)) + _table(rows)
+            + [f'  clamped to: the range the node clamps values to: {mode}'])
+
+
+def mimic_chain(model: RobotModel, name: str) -> list[str]:
+    """The joints from `name` up its mimic chain to the independent leader, both included."""
+    chain = [name]
+    mimic = model.joint(name).mimic
+    while mimic is not None:
+        chain.append(mimic.joint)
+        mimic = model.joint(mimic.joint).mimic
+    return chain
+
+
+def _mimic_section(model: RobotModel) -> list[str]:
+    lines = _section('Mimic relations, resolved to their independent leaders',
+                     len(model.mimic_joints))
+    if not model.mimic_joints:
+        return lines + ['  none']
+    for name in model.mimic_joints:
+        leader, multiplier, offset = model.mimic_source(name)
+        follower = model.joint(name)
+        line = (f'  {name} = {_affine(multiplier, leader, offset)}'
+                f'    (chain: {" -> ".join(mimic_chain(model, name))})')
+        lines.append(line)
+        lower, upper = model.limits(leader)
+        if math.isfinite(lower) and math.isfinite(upper):
+            ends = sorted((multiplier * lower + offset, multiplier * upper + offset))
+            own_lower, own_upper = model.limits(name)
+            unit = _unit(follower.type)
+            note = (f'      {leader} in {_range(lower, upper, _unit(model.joint(leader).type))} '
+                    f'gives {_range(ends[0], ends[1], unit)}')
+            if ends[0] < own_lower or ends[1] > own_upper:
+                note += f', clamped to {_range(own_lower, own_upper, unit)}'
+            lines.append(note)
+    return lines
+
+
+def _sensors_section(model: RobotModel) -> list[str]:
+    lines = ['', f'Sensor frames ({len(model.sensors)}), published on /tf_static']
+    if not model.sensors:
+        return lines + ['  none']
+    rows = [('sensor', 'type', 'parent link', 'xyz', 'rpy', 'update rate')]
+    for sensor in model.sensors:
+        rate = '' if sensor.update_rate is None else f'{_number(sensor.update_rate)} Hz'
+        rows.append((sensor.name, sensor.type or '?', sensor.parent,
+                     _vector(sensor.origin.xyz), _vector(sensor.origin.rpy), rate))
+    return lines + _table(rows)
+
+
+def _warnings_section(model: RobotModel) -> list[str]:
+    lines = _section('Warnings', len(model.warnings))
+    if not model.warnings:
+        return lines + ['  none']
+    return lines + [f'  {k}. {warning}' for k, warning in enumerate(model.warnings, 1)]
+
+
+def summary_line(model: RobotModel, strict: bool = False) -> str:
+    """One line: counts, and whether the description passes (`strict`: warnings fail it)."""
+    joints = model.description.joints
+    independent = len(model.independent_joints)
+    warnings = len(model.warnings)
+    if warnings == 0:
+        verdict = 'OK'
+    elif strict:
+        verdict = 'FAILED (--strict: warnings are errors)'
+    else:
+        verdict = 'usable, with warnings'
+    return (f'summary: robot {model.name!r}: {_count(len(model.links), "link")}, '
+            f'{_count(len(joints), "joint")} ({len(model.movable_joints)} movable: '
+            f'{independent} independent + {len(model.mimic_joints)} mimic; '
+            f'{len(model.fixed_joints)} fixed), {_count(len(model.sensors), "sensor")}, '
+            f'{_count(warnings, "warning")}: {verdict}')
+
+
+def _count(number: int, noun: str) -> str:
+    return f'{number} {noun}' + ('' if number == 1 else 's')
+
+
+def render_report(model: RobotModel, *, source: str = '', soft_limits: bool = False,
+                  strict: bool = False) -> str:
+    """The full text report on a model."""
+    lines = [f'{source}: ' if source else '']
+    lines[0] += f'robot {model.name!r}, root link {model.root!r}'
+    lines += _section('Kinematic tree') + ['  ' + line for line in model.tree_text().splitlines()]
+    lines += _links_section(model)
+    lines += _joints_section(model, soft_limits)
+    lines += _mimic_section(model)
+    lines += _sensors_section(model)
+    lines += _warnings_section(model)
+    lines += ['', summary_line(model, strict)]
+    return '\n'.join(lines)
+
+
+# Graphviz -------------------------------------------------------------------------------------
+
+def _dot_id(text: str) -> str:
+    """A DOT quoted ID (also used for labels): backslashes and quotes escaped."""
+    escaped = text.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
+    return f'"{escaped}"'
+
+
+def render_dot(model: RobotModel) -> str:
+    """Graphviz of the model.
+
+    Links are boxes (the root drawn bold), joints labelled edges parent -> child, sensors
+    ellipses attached by dotted edges, mimic relations dashed edges from the leader's child
+    link to the follower's child link.
+    """
+    lines = [f'digraph {_dot_id(model.name)} {{',
+             '  rankdir=TB;',
+             '  node [shape=box, style=rounded, fontname="Helvetica"];',
+             '  edge [fontname="Helvetica", fontsize=10];']
+    for link in model.links:
+        attributes = ', penwidth=2' if link == model.root else ''
+        lines.append(f'  {_dot_id(link)} [label={_dot_id(link)}{attributes}];')
+    for sensor in model.sensors:
+        label = f'{sensor.name}\n({sensor.type or "sensor"})'
+        lines.append(f'  {_dot_id(sensor.name)} [label={_dot_id(label)}, shape=ellipse, '
+                     'style=filled, fillcolor="lightblue"];')
+    for joint in model.description.joints:
+        style = ', style=bold' if joint.type is not JointType.FIXED else ''
+        label = f'{joint.name}\n{joint.type.value}'
+        lines.append(f'  {_dot_id(joint.parent)} -> {_dot_id(joint.child)} '
+                     f'[label={_dot_id(label)}{style}];')
+    for sensor in model.sensors:
+        lines.append(f'  {_dot_id(sensor.parent)} -> {_dot_id(sensor.name)} '
+                     '[style=dotted, arrowhead=none];')
+    for name in model.mimic_joints:
+        follower = model.joint(name)
+        mimic = follower.mimic
+        leader = model.joint(mimic.joint)
+        label = f'{name} = {_affine(mimic.multiplier, leader.name, mimic.offset)}'
+        lines.append(f'  {_dot_id(leader.child)} -> {_dot_id(follower.child)} '
+                     f'[label={_dot_id(label)}, style=dashed, color="gray40", '
+                     'fontcolor="gray40", constraint=false];')
+    lines.append('}')
+    return '\n'.join(lines) + '\n'
+
+
+# main -----------------------------------------------------------------------------------------
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description='Check a robot description (.urdf or .xacro) and show its kinematic tree, '
+                    'joints and limits, mimic relations resolved to their independent leaders, '
+                    'sensor frames and every validation warning.',
+        epilog='Exit status: 0 usable, 1 invalid (error on stderr), 2 warnings with --strict '
+               '(or a usage error).')
+    parser.add_argument('file', metavar='FILE', help=f'a .urdf or .xacro file, {STDIN} for stdin')
+    parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
+                        help='an argument for a .xacro file (repeatable)')
+    parser.add_argument('--dot', metavar='OUT.dot', type=Path,
+                        help='also write the tree as a Graphviz digraph to this file')
+    parser.add_argument('--soft-limits', action='store_true',
+                        help='clamp ranges as the node computes them with '
+                             'use_smallest_joint_limits:=true (<limit> narrowed by '
+                             '<safety_controller>)')
+    parser.add_argument('--strict', action='store_true',
+                        help='exit with status 2 when there are warnings')
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Inspect one description; the exit status as described in the module docstring."""
+    args = _parser().parse_args(argv)
+    source = '<stdin>' if args.file == STDIN else args.file
+    try:
+        model = load_model(args.file, args.xacro_arg,
+                           use_smallest_joint_limits=args.soft_limits)
+    except DescriptionError as error:
+        print(f'{PROG}: invalid robot description {source}: {error}', file=sys.stderr)
+        return EXIT_INVALID
+    print(render_report(model, source=source, soft_limits=args.soft_limits, strict=args.strict))
+    if args.dot is not None:
+        try:
+            args.dot.write_text(render_dot(model), encoding='utf-8')
+        except OSError as error:
+            print(f'{PROG}: cannot write {os.fspath(args.dot)!r}: '
+                  f'{error.strerror or error}', file=sys.stderr)
+            return EXIT_INVALID
+        print(f'Graphviz written to {os.fspath(args.dot)} (render: dot -Tsvg '
+              f'{os.fspath(args.dot)} -o tree.svg)')
+    if model.warnings and args.strict:
+        return EXIT_WARNINGS
+    return EXIT_OK
+
+
+if __name__ == '__main__':
+    sys.exit(main())
