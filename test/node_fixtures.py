@@ -221,8 +221,10 @@ class Link:
     """
 
     def __init__(self, probe: Probe, process: NodeProcess, *, name: str, namespace: str = '',
-                 prefix: str = '', tf: list | None = None, diagnostics: list | None = None):
+                 prefix: str = '', tf: list | None = None, diagnostics: list | None = None,
+                 warm_up_joint: str = 'torso_lift_joint'):
         self.probe = probe
+        self.warm_up_joint = warm_up_joint
         self.process = process
         self.name = name
         self.prefix = prefix
@@ -234,6 +236,7 @@ class Link:
             probe.record(DiagnosticArray, '/diagnostics', RELIABLE) if diagnostics is None
             else diagnostics)
         self._publishers: dict = {}
+        self._matched: set = set()
         self._parameters_client = None
         self._warm_up_ns = ns(WARM_UP_SEC)
 
@@ -276,12 +279,22 @@ class Link:
                 pytest.fail(f'no warm-up message of {self.name} came back on /tf')
 
     def joint_states(self, qos=BEST_EFFORT, key: str = ''):
-        """A JointState publisher matched with the node (warm-up on torso_lift_joint)."""
+        """A JointState publisher matched with the node (warm-up on `warm_up_joint`)."""
         publisher = self.publisher(qos, key=key)
-        if not getattr(publisher, 'matched', False):
+        if publisher not in self._matched:
             self.handshake(publisher,
-                           lambda stamp: joint_state(stamp, ['torso_lift_joint'], [0.0]))
-            publisher.matched = True
+                           lambda stamp: joint_state(stamp, [self.warm_up_joint], [0.0]))
+            self._matched.add(publisher)
+        return publisher
+
+    def multi_dof_states(self, warm_up_joint: str, qos=BEST_EFFORT):
+        """A MultiDOFJointState publisher matched with the node (warm-up on `warm_up_joint`)."""
+        publisher = self.publisher(qos, multi_dof=True)
+        if publisher not in self._matched:
+            identity = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+            self.handshake(publisher,
+                           lambda stamp: multi_dof_state(stamp, {warm_up_joint: identity}))
+            self._matched.add(publisher)
         return publisher
 
     def begin(self) -> None:
@@ -334,18 +347,27 @@ class Link:
 
     def wait_for_diagnostics(self, predicate: Callable[[dict], bool], timeout: float = 5.0,
                              what: str = 'diagnostics') -> dict:
-        """The KeyValues of the first status (received from now on) for which predicate holds."""
+        """The KeyValues of the first status (received from now on) for which predicate holds.
+
+        Besides the KeyValues, the dict has '_level', '_message' and '_stamp' (the array's
+        header stamp in seconds, from the node's clock).
+        """
         self.diagnostics.clear()
+        wanted = f'{self.name}: joint_states'
         found: list[dict] = []
 
         def check() -> bool:
-            for status in self.diagnostic_statuses():
-                values = {kv.key: kv.value for kv in status.values}
-                values['_level'] = status.level
-                values['_message'] = status.message
-                if predicate(values):
-                    found.append(values)
-                    return True
+            for array in self.diagnostics:
+                for status in array.status:
+                    if status.name != wanted:
+                        continue
+                    values = {kv.key: kv.value for kv in status.values}
+                    values['_level'] = status.level
+                    values['_message'] = status.message
+                    values['_stamp'] = stamp_of(array) / 1e9
+                    if predicate(values):
+                        found.append(values)
+                        return True
             return False
 
         self.probe.wait_until(check, timeout, what)

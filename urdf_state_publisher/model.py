@@ -178,6 +178,10 @@ class RobotModel:
         """Movable joints that are not mimic followers: the ones a joint-state source drives."""
         return tuple(n for n in self.movable_joints if self._joints[n].mimic is None)
 
+    def has_joint(self, name: str) -> bool:
+        """Whether the model has a joint called `name`."""
+        return name in self._joints
+
     def joint(self, name: str) -> Joint:
         """The joint called `name` (KeyError if there is none)."""
         return self._joints[name]

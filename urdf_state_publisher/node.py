@@ -41,6 +41,7 @@ LATCHED_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TEMPLATE_CACHE_SIZE = 64
 LOG_THROTTLE_S = 5.0
+NEVER_NS = np.iinfo(np.int64).min // 2  # a stamp before any other, with room to add to it
 DIAGNOSTICS_PERIOD_S = 1.0
 
 
@@ -57,8 +58,12 @@ class ActiveModel:
         self.frame_prefix = frame_prefix
         self.frames = tuple((frame_prefix + model.joint(n).parent,
                              frame_prefix + model.joint(n).child) for n in model.scalar_joints)
-        self.last_published_ns = np.full(len(model.scalar_joints), np.iinfo(np.int64).min // 2)
+        # Per joint: the stamp last published (rate limiting) and the latest stamp received
+        # (time going backwards is judged per joint, so sources with offset clocks coexist).
+        self.last_published_ns = np.full(len(model.scalar_joints), NEVER_NS)
+        self.last_seen_ns = np.full(len(model.scalar_joints), NEVER_NS)
         self.last_pose_published_ns: dict[str, int] = {}
+        self.last_pose_seen_ns: dict[str, int] = {}
         self._templates: OrderedDict[object, TransformTemplate] = OrderedDict()
 
     def template(self, plan: UpdatePlan, mask: np.ndarray | None) -> TransformTemplate:
@@ -126,7 +131,6 @@ class UrdfStatePublisher(Node):
         self._description_pub = None
         self._active: ActiveModel | None = None
         self._stats = JointStateStats()
-        self._last_stamp_ns: int | None = None
         self._warned_unstamped = False
         self._default_timer = None
 
@@ -181,7 +185,9 @@ class UrdfStatePublisher(Node):
     def _activate(self, model: RobotModel, text: str, frame_prefix: str) -> None:
         """Swap in a model: one assignment, so no callback ever sees half of a change."""
         self._active = ActiveModel(model, text, frame_prefix)
-        self._last_stamp_ns = None
+        # Names unknown to the old model may be joints of the new one; clamping restarts too.
+        self._stats.unknown = {n for n in self._stats.unknown if not model.has_joint(n)}
+        self._stats.clamped.clear()
         for warning in model.warnings:
             self.get_logger().warning(f'robot description: {warning}')
         self.get_logger().info(
@@ -251,15 +257,11 @@ class UrdfStatePublisher(Node):
             sec, nanosec = self.get_clock().now().seconds_nanoseconds()
         return sec, nanosec, sec * 1_000_000_000 + nanosec
 
-    def _check_time(self, stamp_ns: int, active: ActiveModel) -> None:
-        if self._last_stamp_ns is not None and stamp_ns < self._last_stamp_ns:
-            self.get_logger().warning(
-                'joint state time moved backwards (simulation reset or bag loop?); '
-                'forgetting publication times and publishing again',
-                throttle_duration_sec=LOG_THROTTLE_S)
-            active.last_published_ns[:] = np.iinfo(np.int64).min // 2
-            active.last_pose_published_ns.clear()
-        self._last_stamp_ns = stamp_ns
+    def _warn_time_went_back(self, joints: list[str]) -> None:
+        self.get_logger().warning(
+            'joint state time moved backwards (simulation reset, bag loop or a restarted '
+            f'source?) for: {", ".join(joints)}; publishing them again from the new time',
+            throttle_duration_sec=LOG_THROTTLE_S)
 
     def _on_joint_state(self, message: JointState) -> None:
         try:
@@ -281,14 +283,18 @@ class UrdfStatePublisher(Node):
         self._stop_default_positions()
         names, positions = message.name, message.position
         if len(names) != len(positions):
-            self._report_length_mismatch(len(names), len(positions))
+            self._report_length_mismatch(names, len(positions))
         update = active.model.update(names, positions)
         plan = update.plan
         self._report_plan(plan, update.non_finite, update.clamped)
         if not len(update.values):
             return
         sec, nanosec, stamp_ns = self._stamp_ns(message.header.stamp)
-        self._check_time(stamp_ns, active)
+        back = stamp_ns < active.last_seen_ns[plan.joint_index]
+        if back.any():
+            self._warn_time_went_back([plan.joints[i] for i in np.flatnonzero(back)])
+            active.last_published_ns[plan.joint_index[back]] = NEVER_NS
+        active.last_seen_ns[plan.joint_index] = stamp_ns
         mask = None
         if not self._config.ignore_timestamp:
             due = stamp_ns >= active.last_published_ns[plan.joint_index] \
@@ -303,16 +309,14 @@ class UrdfStatePublisher(Node):
         transforms = update.transforms if mask is None else update.transforms[mask]
         self._tf.publish(active.template(plan, mask).serialize(sec, nanosec, transforms))
 
-    def _report_length_mismatch(self, names: int, positions: int) -> None:
+    def _report_length_mismatch(self, names: list[str], positions: int) -> None:
         self._stats.drop('names and positions differ in length')
-        if positions == 0:
-            detail = 'it has no positions, so nothing in it can be used'
-        elif positions < names:
-            detail = f'only the first {positions} named joints are used'
+        if positions < len(names):
+            detail = f'ignoring the joints without a position: {", ".join(names[positions:])}'
         else:
-            detail = f'the {positions - names} positions without a name are ignored'
+            detail = f'ignoring the {positions - len(names)} positions without a name'
         self.get_logger().warning(
-            f'JointState has {names} names but {positions} positions: {detail}',
+            f'JointState has {len(names)} names but {positions} positions: {detail}',
             throttle_duration_sec=LOG_THROTTLE_S)
 
     def _report_plan(self, plan: UpdatePlan, non_finite: tuple[str, ...],
@@ -365,7 +369,6 @@ class UrdfStatePublisher(Node):
         self._stop_default_positions()
         model = active.model
         sec, nanosec, stamp_ns = self._stamp_ns(message.header.stamp)
-        self._check_time(stamp_ns, active)
         interval = 0 if self._config.ignore_timestamp else self._config.publish_interval_ns
         frames, rows, ignored = [], [], []
         for name, transform in zip(message.joint_names, message.transforms):
@@ -377,8 +380,11 @@ class UrdfStatePublisher(Node):
             if not all(np.isfinite(numbers)) or not any(numbers[3:]):
                 ignored.append(name)
                 continue
-            last = active.last_pose_published_ns.get(name)
-            if last is not None and stamp_ns < last + interval:
+            if stamp_ns < active.last_pose_seen_ns.get(name, NEVER_NS):
+                self._warn_time_went_back([name])
+                active.last_pose_published_ns.pop(name, None)
+            active.last_pose_seen_ns[name] = stamp_ns
+            if stamp_ns < active.last_pose_published_ns.get(name, NEVER_NS) + interval:
                 continue
             active.last_pose_published_ns[name] = stamp_ns
             pose = model.joint_pose(name, Pose(numbers[:3], normalized(numbers[3:])))

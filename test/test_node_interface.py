@@ -1,0 +1,119 @@
+"""The node's topics and their QoS, seen from other processes: one sample-robot node for all."""
+
+from conftest import SAMPLE_URDF
+from node_fixtures import (
+    assert_pose,
+    BEST_EFFORT,
+    by_child,
+    children,
+    joint_state,
+    late_joiner,
+    Link,
+    ns,
+    q_rpy,
+    RELIABLE,
+    SAMPLE_CHILD,
+    sample_pose,
+    SAMPLE_STATIC,
+    start_module_node,
+    stop_node,
+)
+import pytest
+from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
+
+NAME = 'iface'
+
+
+@pytest.fixture(scope='module')
+def node(tmp_path_factory):
+    process = start_module_node(
+        tmp_path_factory, {'robot_description': SAMPLE_URDF.read_text()}, NAME)
+    yield process
+    stop_node(process)
+
+
+@pytest.fixture(scope='module')
+def module_link(node, module_probe):
+    return Link(module_probe, node, name=NAME)
+
+
+@pytest.fixture
+def link(module_link):
+    module_link.begin()
+    return module_link
+
+
+def endpoint(infos, node_name=NAME):
+    [info] = [i for i in infos if i.node_name == node_name]
+    return info.qos_profile
+
+
+def test_topics_have_the_qos_of_robot_state_publisher(link):
+    graph = link.probe.node
+    link.probe.wait_until(
+        lambda: any(i.node_name == NAME for i in graph.get_publishers_info_by_topic(
+            '/robot_description')), 10, 'the node on the graph')
+    joint_states = endpoint(graph.get_subscriptions_info_by_topic('/joint_states'))
+    multi_dof = endpoint(graph.get_subscriptions_info_by_topic('/multi_dof_joint_states'))
+    tf = endpoint(graph.get_publishers_info_by_topic('/tf'))
+    tf_static = endpoint(graph.get_publishers_info_by_topic('/tf_static'))
+    description = endpoint(graph.get_publishers_info_by_topic('/robot_description'))
+
+    assert joint_states.reliability == ReliabilityPolicy.BEST_EFFORT
+    assert joint_states.durability == DurabilityPolicy.VOLATILE
+    assert multi_dof.reliability == ReliabilityPolicy.BEST_EFFORT
+    assert (tf.reliability, tf.durability) == (ReliabilityPolicy.RELIABLE,
+                                               DurabilityPolicy.VOLATILE)
+    for latched in (tf_static, description):
+        assert (latched.reliability, latched.durability) == (
+            ReliabilityPolicy.RELIABLE, DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+@pytest.mark.parametrize('qos, sec', [(BEST_EFFORT, 100), (RELIABLE, 110)],
+                         ids=['best_effort', 'reliable'])
+def test_joint_state_publisher_of_either_reliability_is_heard(link, qos, sec):
+    publisher = link.joint_states(qos)
+    stamp = ns(sec, 250_000_000)
+    values = {'shoulder_pan_joint': 0.5 + sec / 1000, 'elbow_joint': -0.7}
+
+    message = link.publish_and_expect(publisher, joint_state(stamp, values, values.values()))
+
+    assert children(message) == {SAMPLE_CHILD[j] for j in values}
+    frames = by_child([message])
+    for joint, value in values.items():
+        assert_pose(frames[SAMPLE_CHILD[joint]], sample_pose(joint, value))
+    assert frames['forearm_link'].header.frame_id == 'upper_arm_link'
+    assert all((t.header.stamp.sec, t.header.stamp.nanosec) == (sec, 250_000_000)
+               for t in message.transforms)
+
+
+def test_late_tf_static_subscriber_gets_every_fixed_frame_and_sensor_in_one_message(link):
+    received = late_joiner(link.probe, TFMessage, '/tf_static')
+
+    first = received[0]
+    assert {t.child_frame_id: t.header.frame_id for t in first.transforms} == SAMPLE_STATIC
+    assert len(first.transforms) == len(SAMPLE_STATIC)
+    frames = by_child([first])
+    assert_pose(frames['base_link'], ((0, 0, 0.1), (0, 0, 0, 1)))
+    assert_pose(frames['laser_link'], ((0.22, 0, 0.17), (0, 0, 0, 1)))
+    assert_pose(frames['tool0'], ((0.06, 0, 0), (0, 0, 0, 1)))
+    assert_pose(frames['gripper_base_link'], ((0, 0, 0), (0, 0, 0, 1)))
+    assert_pose(frames['camera_link'], ((0.01, 0, 0.045), q_rpy(0, 0.25, 0)))
+
+
+def test_sensor_frames_are_static_children_of_their_links(link):
+    frames = by_child(late_joiner(link.probe, TFMessage, '/tf_static'))
+
+    camera, laser = frames['wrist_camera'], frames['base_laser']
+    assert camera.header.frame_id == 'camera_link'
+    assert_pose(camera, ((0.01, 0, 0), (0, 0, 0, 1)))
+    assert laser.header.frame_id == 'laser_link'
+    assert_pose(laser, ((0, 0, 0.03), (0, 0, 0, 1)))
+
+
+def test_late_robot_description_subscriber_gets_the_text(link):
+    received = late_joiner(link.probe, String, '/robot_description')
+
+    assert received[0].data == SAMPLE_URDF.read_text()

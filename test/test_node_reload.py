@@ -1,0 +1,208 @@
+"""Runtime parameter changes over /<node>/set_parameters: reloads, frame_prefix, validation.
+
+One sample-robot node for the module; each test starts from the sample description with no
+frame prefix and puts them back afterwards.
+"""
+
+import math
+import re
+
+from conftest import SAMPLE_URDF
+from node_fixtures import (
+    assert_pose,
+    by_child,
+    children,
+    GRIPPER_CHILDREN,
+    joint_state,
+    LATCHED,
+    late_joiner,
+    Link,
+    ns,
+    sample_pose,
+    SAMPLE_STATIC,
+    start_module_node,
+    stop_node,
+)
+import pytest
+from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
+
+NAME = 'reload'
+SAMPLE = SAMPLE_URDF.read_text()
+
+
+def without(text: str, tag: str, name: str) -> str:
+    """`text` without the element <tag name="name" ...>...</tag>."""
+    pattern = rf'<{tag} name="{name}"[^>]*>.*?</{tag}>'
+    assert re.search(pattern, text, re.DOTALL), (tag, name)
+    return re.sub(pattern, '', text, count=1, flags=re.DOTALL)
+
+
+# The sample robot without its laser (link, joint and sensor) and with a mast and a head.
+RELOADED = without(without(without(SAMPLE, 'sensor', 'base_laser'), 'joint', 'laser_joint'),
+                   'link', 'laser_link').replace('</robot>', """
+  <link name="mast_link"/>
+  <joint name="mast_joint" type="fixed">
+    <parent link="base_link"/>
+    <child link="mast_link"/>
+    <origin xyz="0.1 0.2 0.5" rpy="0 0 0"/>
+  </joint>
+  <link name="head_link"/>
+  <joint name="head_pan_joint" type="continuous">
+    <parent link="mast_link"/>
+    <child link="head_link"/>
+    <origin xyz="0 0 0.1" rpy="0 0 0"/>
+    <axis xyz="0 0 1"/>
+  </joint>
+</robot>""")
+
+
+@pytest.fixture(scope='module')
+def node(tmp_path_factory):
+    process = start_module_node(tmp_path_factory, {'robot_description': SAMPLE}, NAME)
+    yield process
+    stop_node(process)
+
+
+@pytest.fixture(scope='module')
+def module_link(node, module_probe):
+    return Link(module_probe, node, name=NAME)
+
+
+@pytest.fixture
+def link(module_link):
+    module_link.begin()
+    module_link.joint_states()
+    yield module_link
+    results = module_link.set_parameters(robot_description=SAMPLE, frame_prefix='')
+    assert all(r.successful for r in results), [r.reason for r in results]
+
+
+def test_valid_description_swaps_the_model_and_republishes_everything(link):
+    descriptions = link.probe.record(String, '/robot_description', LATCHED)
+    link.probe.wait_until(lambda: descriptions, 10, 'the first robot_description')
+
+    [result] = link.set_parameters(robot_description=RELOADED)
+
+    assert result.successful, result.reason
+    link.probe.wait_until(lambda: descriptions[-1].data == RELOADED, 5,
+                          'the new robot_description for a subscriber already there')
+    assert late_joiner(link.probe, String, '/robot_description')[0].data == RELOADED
+    static = late_joiner(link.probe, TFMessage, '/tf_static')[0]
+    frames = {t.child_frame_id: t.header.frame_id for t in static.transforms}
+    expected = {k: v for k, v in SAMPLE_STATIC.items() if k not in ('laser_link', 'base_laser')}
+    assert frames == {**expected, 'mast_link': 'base_link'}
+    assert_pose(by_child([static])['mast_link'], ((0.1, 0.2, 0.5), (0, 0, 0, 1)))
+    message = link.publish_and_expect(link.joint_states(), joint_state(
+        ns(100), ['head_pan_joint', 'elbow_joint'], [0.3, 0.4]))
+    assert children(message) == {'head_link', 'forearm_link'}
+    assert_pose(by_child([message])['head_link'], ((0, 0, 0.1), (0, 0, math.sin(0.15),
+                                                                  math.cos(0.15))))
+
+
+def test_unknown_joint_names_are_those_of_the_current_model(link):
+    publisher = link.joint_states()
+    link.publish_and_expect(publisher, joint_state(ns(105), ['head_pan_joint', 'elbow_joint'],
+                                                   [0.1, 0.1]))
+    link.wait_for_diagnostics(lambda v: 'head_pan_joint' in v['unknown joint names'])
+
+    [result] = link.set_parameters(robot_description=RELOADED)
+    assert result.successful, result.reason
+    link.publish_and_expect(publisher, joint_state(ns(106), ['head_pan_joint'], [0.2]))
+
+    values = link.wait_for_diagnostics(lambda v: True)
+    assert 'head_pan_joint' not in values['unknown joint names']
+
+
+def test_mimic_joints_work_after_a_reload(link):
+    [result] = link.set_parameters(robot_description=RELOADED)
+    assert result.successful, result.reason
+
+    message = link.publish_and_expect(link.joint_states(), joint_state(
+        ns(110), ['left_finger_joint'], [0.015]))
+
+    assert children(message) == GRIPPER_CHILDREN
+    assert_pose(by_child([message])['right_finger_tip_link'],
+                sample_pose('right_finger_tip_joint', -0.05))
+
+
+@pytest.mark.parametrize('sec, description, problem', [
+    (200, SAMPLE.replace('</robot>', ''), 'not well-formed'),
+    (210, SAMPLE.replace('<child link="tool0"/>', '<child link="ghost_link"/>'),
+     "'ghost_link'"),
+    (220, SAMPLE.replace('<mimic joint="left_finger_joint"',
+                         '<mimic joint="right_finger_tip_joint"'), 'mimic cycle'),
+    (230, SAMPLE.replace('</robot>', '<link name="orphan_link"/></robot>'), "'orphan_link'"),
+    (240, '', 'empty'),
+], ids=['malformed', 'missing_link', 'mimic_cycle', 'two_roots', 'empty'])
+def test_invalid_description_is_rejected_and_the_old_model_keeps_running(link, sec, description,
+                                                                         problem):
+    [result] = link.set_parameters(robot_description=description)
+
+    assert not result.successful
+    assert problem in result.reason
+    message = link.publish_and_expect(link.joint_states(), joint_state(
+        ns(sec), ['elbow_joint', 'left_finger_joint'], [-0.3, 0.02]))
+    assert children(message) == {'forearm_link'} | GRIPPER_CHILDREN
+    assert_pose(by_child([message])['forearm_link'], sample_pose('elbow_joint', -0.3))
+    static = late_joiner(link.probe, TFMessage, '/tf_static')[0]
+    assert {t.child_frame_id for t in static.transforms} == set(SAMPLE_STATIC)
+    assert late_joiner(link.probe, String, '/robot_description')[0].data == SAMPLE
+
+
+def test_frame_prefix_change_republishes_tf_static_with_the_prefix(link):
+    live = link.probe.record(TFMessage, '/tf_static', LATCHED)
+    link.probe.wait_until(lambda: live, 10, 'the current /tf_static')
+
+    [result] = link.set_parameters(frame_prefix='robot_a/')
+
+    assert result.successful, result.reason
+    link.probe.wait_until(
+        lambda: live[-1].transforms[0].child_frame_id.startswith('robot_a/'), 5,
+        'the prefixed /tf_static for a subscriber already there')
+    static = late_joiner(link.probe, TFMessage, '/tf_static')[0]
+    assert {t.child_frame_id: t.header.frame_id for t in static.transforms} == {
+        f'robot_a/{child}': f'robot_a/{parent}' for child, parent in SAMPLE_STATIC.items()}
+    message = link.publish_and_expect(link.joint_states(), joint_state(
+        ns(1300), ['shoulder_pan_joint', 'left_finger_joint'], [0.1, 0.01]))
+    assert {(t.header.frame_id, t.child_frame_id) for t in message.transforms} == {
+        ('robot_a/torso_link', 'robot_a/shoulder_pan_link'),
+        ('robot_a/gripper_base_link', 'robot_a/left_finger_link'),
+        ('robot_a/gripper_base_link', 'robot_a/right_finger_link'),
+        ('robot_a/right_finger_link', 'robot_a/right_finger_tip_link')}
+
+
+@pytest.mark.parametrize('sec, name, value', [
+    (1400, 'publish_frequency', 0.0),
+    (1410, 'publish_frequency', -2.0),
+    (1420, 'publish_frequency', math.nan),
+    (1430, 'publish_frequency', math.inf),
+    (1440, 'publish_frequency', 'fast'),
+    (1450, 'frame_prefix', 3),
+    (1460, 'ignore_timestamp', 'yes'),
+    (1470, 'use_smallest_joint_limits', 1),
+])
+def test_unusable_runtime_values_are_rejected_with_a_reason(link, sec, name, value):
+    [result] = link.set_parameters(**{name: value})
+
+    assert not result.successful
+    assert name in result.reason
+    # still running with the old values: 20 Hz, no prefix
+    publisher = link.joint_states()
+    link.publish_and_expect(publisher, joint_state(ns(sec), ['elbow_joint'], [0.1]))
+    publisher.publish(joint_state(ns(sec, 10_000_000), ['elbow_joint'], [0.2]))
+    message = link.publish_and_expect(publisher, joint_state(ns(sec, 50_000_000), ['elbow_joint'],
+                                                             [0.3]))
+    assert link.stamps() == [ns(sec), ns(sec, 50_000_000)]
+    assert message.transforms[0].child_frame_id == 'forearm_link'
+
+
+@pytest.mark.parametrize('name, value', [
+    ('description_file', str(SAMPLE_URDF)),
+    ('use_robot_description_topic', True),
+    ('xacro_args', ['prefix:=x_']),
+])
+def test_read_only_parameters_cannot_be_set_at_runtime(link, name, value):
+    [result] = link.set_parameters(**{name: value})
+
+    assert not result.successful
