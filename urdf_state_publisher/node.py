@@ -43,6 +43,8 @@ TEMPLATE_CACHE_SIZE = 64
 LOG_THROTTLE_S = 5.0
 NEVER_NS = np.iinfo(np.int64).min // 2  # a stamp before any other, with room to add to it
 DIAGNOSTICS_PERIOD_S = 1.0
+# Default positions never change: republishing them faster than this only costs CPU.
+DEFAULT_POSITIONS_MAX_HZ = 50.0
 
 
 class StartupError(Exception):
@@ -147,17 +149,18 @@ class UrdfStatePublisher(Node):
         self.create_timer(DIAGNOSTICS_PERIOD_S, self._publish_diagnostics)
         if self._config.publish_default_positions:
             self._default_timer = self.create_timer(
-                1.0 / self._config.publish_frequency, self._publish_default_positions)
+                1.0 / min(self._config.publish_frequency, DEFAULT_POSITIONS_MAX_HZ),
+                self._publish_default_positions)
 
     # Description sources ------------------------------------------------------------------
 
     def _load_initial_description(self) -> None:
         config = self._config
         if config.use_robot_description_topic:
-            self.create_subscription(String, 'robot_description', self._on_description_topic,
-                                     LATCHED_QOS)
-            self.get_logger().info('waiting for the description on topic '
-                                   f"'{self.resolve_topic_name('robot_description')}'")
+            subscription = self.create_subscription(
+                String, 'robot_description', self._on_description_topic, LATCHED_QOS)
+            self.get_logger().info(
+                f"waiting for the description on topic '{subscription.topic_name}'")
             return
         self._description_pub = self.create_publisher(String, 'robot_description', LATCHED_QOS)
         if config.robot_description:
@@ -206,13 +209,21 @@ class UrdfStatePublisher(Node):
     def _on_description_topic(self, message: String) -> None:
         try:
             model = self._build_model(message.data, self._config)
+            self._activate(model, message.data, self._config.frame_prefix)
         except DescriptionError as error:
             self.get_logger().error(
                 f'ignoring the robot description received on the topic: {error}')
-            return
-        self._activate(model, message.data, self._config.frame_prefix)
+        except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
+            self.get_logger().error(f'failed to apply the robot description: {error!r}')
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        try:
+            return self._apply_parameters(parameters)
+        except Exception as error:  # noqa: BLE001 - a request must not stop the node
+            self.get_logger().error(f'failed to apply parameters: {error!r}')
+            return SetParametersResult(successful=False, reason=f'internal error: {error!r}')
+
+    def _apply_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         values = {spec.name: self.get_parameter(spec.name).value for spec in PARAMETERS}
         values.update({p.name: p.value for p in parameters if p.name in values})
         try:
