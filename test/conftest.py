@@ -12,6 +12,9 @@ import time
 
 import pytest
 
+# `--run-slow`: the long fuzzing and big-input variants (see test/pytest_slow.py).
+pytest_plugins = ['pytest_slow']
+
 # Every test run gets its own DDS domain so that parallel runs (two checkouts, CI next to a
 # developer) never see each other's topics. Set before rclpy is imported anywhere.
 os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 100))
@@ -49,8 +52,9 @@ class NodeProcess:
             stdout=self._log, stderr=subprocess.STDOUT, cwd=tmp_path)
 
     def output(self) -> str:
-        """Everything the process printed so far."""
-        self._log.flush()
+        """Everything the process printed so far (also after it stopped)."""
+        if not self._log.closed:
+            self._log.flush()
         return self.log_file.read_text()
 
     def stop(self, sig: int = signal.SIGINT, timeout: float = 10.0) -> int:

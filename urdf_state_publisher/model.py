@@ -28,8 +28,9 @@ __all__ = ['FrameTransform', 'JointUpdate', 'RobotModel', 'UpdatePlan']
 
 POSE_TYPES = (JointType.FLOATING, JointType.PLANAR)
 # Plans are cached per distinct list of joint names; real sources repeat a handful of lists,
-# the bound only keeps a hostile stream of random lists from growing memory.
+# the bounds only keep a hostile stream of random or huge lists from growing memory.
 PLAN_CACHE_SIZE = 256
+PLAN_CACHE_NAMES = 20_000
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ class RobotModel:
         self.pose_joints = tuple(j.name for j in joints if j.type in POSE_TYPES)
         self.fixed_joints = tuple(j.name for j in joints if j.type is JointType.FIXED)
         self.mimic_joints = tuple(j.name for j in joints if j.mimic is not None)
+        self._mimic_order = self._leaders_first(self.mimic_joints)
         self._scalar_index = {name: i for i, name in enumerate(self.scalar_joints)}
 
         n = len(self.scalar_joints)
@@ -127,6 +129,7 @@ class RobotModel:
                 self._half_angle_gain[i] = 0.5
                 self._b[i] = quaternion_multiply(origin.rotation, (*joint.axis, 0.0))
         self._plans: OrderedDict[tuple[str, ...], UpdatePlan] = OrderedDict()
+        self._plan_names = 0  # names held by the cached plans' keys
 
     # Loading ------------------------------------------------------------------------------
 
@@ -224,6 +227,19 @@ class RobotModel:
 
     # Values -------------------------------------------------------------------------------
 
+    def _leaders_first(self, followers: Iterable[str]) -> tuple[str, ...]:
+        """`followers` ordered so that each comes after its leader (mimics form a forest)."""
+        order: list[str] = []
+        placed: set[str] = set()
+        for name in followers:
+            chain = []
+            while name not in placed and self._joints[name].mimic is not None:
+                chain.append(name)
+                placed.add(name)
+                name = self._joints[name].mimic.joint
+            order.extend(reversed(chain))
+        return tuple(order)
+
     def default_positions(self) -> dict[str, float]:
         """A value for every single-value joint, mimic followers resolved.
 
@@ -261,8 +277,11 @@ class RobotModel:
         if plan is None:
             plan = self._make_plan(key)
             self._plans[key] = plan
-            if len(self._plans) > PLAN_CACHE_SIZE:
-                self._plans.popitem(last=False)
+            self._plan_names += len(key)
+            while len(self._plans) > PLAN_CACHE_SIZE or (
+                    self._plan_names > PLAN_CACHE_NAMES and len(self._plans) > 1):
+                evicted, _ = self._plans.popitem(last=False)
+                self._plan_names -= len(evicted)
         return plan
 
     def _make_plan(self, names: tuple[str, ...]) -> UpdatePlan:
@@ -281,15 +300,17 @@ class RobotModel:
 
         # A follower moves with the nearest leader up its chain that this message names (an
         # explicitly sent value wins over the mimic relation); its level is its distance to it.
+        # Leaders are resolved before their followers, so each joint is visited once.
         level_of: dict[str, int] = {}
         root_of: dict[str, int] = {}
-        for name in self.scalar_joints:
+        for name in self._mimic_order:
             if name in named_position:
                 continue
-            for depth, (leader, _, _) in enumerate(self._mimic_chain(name), start=1):
-                if leader in named_position:
-                    level_of[name], root_of[name] = depth, named_position[leader]
-                    break
+            leader = self._joints[name].mimic.joint
+            if leader in named_position:
+                level_of[name], root_of[name] = 1, named_position[leader]
+            elif leader in level_of:
+                level_of[name], root_of[name] = level_of[leader] + 1, root_of[leader]
         followers = sorted(level_of, key=level_of.get)  # stable: model order within a level
         outputs = named + followers
         position = {n: k for k, n in enumerate(outputs)}
@@ -344,15 +365,15 @@ class RobotModel:
                                                         plan.message_index[~finite])
             named = positions[plan.message_index]
         update = self._evaluate(plan, named, non_finite)
-        if plan.levels:
-            finite = np.isfinite(update.values)
-            if not finite.all():
-                # A finite leader can still overflow a continuous follower (1e308 × 2): its
-                # value is unusable too.
-                roots = plan.message_index[plan.named_root[~finite]]
-                plan, positions, overflowing = self._without(plan, positions, roots)
-                update = self._evaluate(plan, positions[plan.message_index],
-                                        non_finite + overflowing)
+        rows_finite = np.isfinite(update.transforms).all(axis=1)
+        while not rows_finite.all():
+            # Finite values can still overflow: a continuous follower of a leader at 1e308 × 2,
+            # a prismatic travel of 1e308 on an origin of 1e308. Drop what drives such a row.
+            roots = plan.message_index[plan.named_root[~rows_finite]]
+            plan, positions, overflowing = self._without(plan, positions, roots)
+            non_finite += overflowing
+            update = self._evaluate(plan, positions[plan.message_index], non_finite)
+            rows_finite = np.isfinite(update.transforms).all(axis=1)
         return update
 
     def _without(self, plan: UpdatePlan, positions: np.ndarray,

@@ -43,6 +43,7 @@ TEMPLATE_CACHE_SIZE = 64
 LOG_THROTTLE_S = 5.0
 NEVER_NS = np.iinfo(np.int64).min // 2  # a stamp before any other, with room to add to it
 DIAGNOSTICS_PERIOD_S = 1.0
+UNKNOWN_NAMES_REPORTED = 50  # by name; beyond that a flood of random names is only counted
 # Default positions never change: republishing them faster than this only costs CPU.
 DEFAULT_POSITIONS_MAX_HZ = 50.0
 
@@ -99,6 +100,7 @@ class JointStateStats:
         self.last_receipt: float | None = None
         self.clamped: set[str] = set()
         self.unknown: set[str] = set()
+        self.unknown_overflow = 0  # unknown names beyond the ones kept in `unknown`
         self.dropped: dict[str, int] = {}
 
         self.period_problems: set[str] = set()  # what went wrong since the last report
@@ -134,6 +136,7 @@ class UrdfStatePublisher(Node):
         self._active: ActiveModel | None = None
         self._stats = JointStateStats()
         self._warned_unstamped = False
+        self._next_log: dict[str, float] = {}
         self._default_timer = None
 
         self._load_initial_description()
@@ -190,6 +193,7 @@ class UrdfStatePublisher(Node):
         self._active = ActiveModel(model, text, frame_prefix)
         # Names unknown to the old model may be joints of the new one; clamping restarts too.
         self._stats.unknown = {n for n in self._stats.unknown if not model.has_joint(n)}
+        self._stats.unknown_overflow = 0
         self._stats.clamped.clear()
         for warning in model.warnings:
             self.get_logger().warning(f'robot description: {warning}')
@@ -268,19 +272,31 @@ class UrdfStatePublisher(Node):
             sec, nanosec = self.get_clock().now().seconds_nanoseconds()
         return sec, nanosec, sec * 1_000_000_000 + nanosec
 
+    def _log_throttled(self, kind: str, message: str, error: bool = False) -> None:
+        """Log `message` unless a message of this kind went out in the last LOG_THROTTLE_S.
+
+        Our own throttle: rclpy's inspects the caller's frame on every call, which costs
+        about a millisecond, a price a 1 kHz stream of clamped joints would pay each time.
+        """
+        now = time.monotonic()
+        if now < self._next_log.get(kind, 0.0):
+            return
+        self._next_log[kind] = now + LOG_THROTTLE_S
+        logger = self.get_logger()
+        (logger.error if error else logger.warning)(message)
+
     def _warn_time_went_back(self, joints: list[str]) -> None:
-        self.get_logger().warning(
+        self._log_throttled('time',
             'joint state time moved backwards (simulation reset, bag loop or a restarted '
-            f'source?) for: {", ".join(joints)}; publishing them again from the new time',
-            throttle_duration_sec=LOG_THROTTLE_S)
+            f'source?) for: {", ".join(joints)}; publishing them again from the new time')
 
     def _on_joint_state(self, message: JointState) -> None:
         try:
             self._handle_joint_state(message)
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self._stats.drop('internal error')
-            self.get_logger().error(f'failed to process a JointState: {error!r}',
-                                    throttle_duration_sec=LOG_THROTTLE_S)
+            self._log_throttled('joint_state_error',
+                                f'failed to process a JointState: {error!r}', error=True)
 
     def _handle_joint_state(self, message: JointState) -> None:
         active = self._active
@@ -326,52 +342,61 @@ class UrdfStatePublisher(Node):
             detail = f'ignoring the joints without a position: {", ".join(names[positions:])}'
         else:
             detail = f'ignoring the {positions - len(names)} positions without a name'
-        self.get_logger().warning(
-            f'JointState has {len(names)} names but {positions} positions: {detail}',
-            throttle_duration_sec=LOG_THROTTLE_S)
+        self._log_throttled('length',
+            f'JointState has {len(names)} names but {positions} positions: {detail}')
 
     def _report_plan(self, plan: UpdatePlan, non_finite: tuple[str, ...],
                      clamped: tuple[str, ...]) -> None:
         stats = self._stats
-        new_unknown = [n for n in plan.unknown if n not in stats.unknown]
         if plan.unknown:
             stats.period_problems.add('unknown joint names')
-        if new_unknown:
-            stats.unknown.update(new_unknown)
-            self.get_logger().warning(
-                f"JointState names joints that robot '{self._active.model.name}' does not have "
-                f'(ignored; reported once): {", ".join(new_unknown)}')
+            self._report_unknown(plan.unknown)
         if plan.duplicated:
             stats.drop('duplicated joint names', len(plan.duplicated))
-            self.get_logger().warning(
+            self._log_throttled('duplicated',
                 'JointState names these joints more than once, so their values are ambiguous '
-                f'and ignored: {", ".join(plan.duplicated)}', throttle_duration_sec=LOG_THROTTLE_S)
+                f'and ignored: {", ".join(plan.duplicated)}')
         if plan.not_scalar:
             stats.drop('value for a fixed, floating or planar joint', len(plan.not_scalar))
-            self.get_logger().warning(
+            self._log_throttled('not_scalar',
                 'JointState gives a value to joints without a single position (fixed joints '
                 'take none; drive floating and planar joints with MultiDOFJointState on '
-                f'multi_dof_joint_states): {", ".join(plan.not_scalar)}',
-                throttle_duration_sec=LOG_THROTTLE_S)
+                f'multi_dof_joint_states): {", ".join(plan.not_scalar)}')
         if non_finite:
             stats.drop('NaN or infinite position', len(non_finite))
-            self.get_logger().warning(
+            self._log_throttled('non_finite',
                 f'JointState has NaN or infinite positions for: {", ".join(non_finite)} '
-                '(ignored)', throttle_duration_sec=LOG_THROTTLE_S)
+                '(ignored)')
         if clamped:
             stats.clamped.update(clamped)
             stats.period_problems.add('joints clamped')
-            self.get_logger().warning(
-                f'joint values outside their limits were clamped: {", ".join(clamped)}',
-                throttle_duration_sec=LOG_THROTTLE_S)
+            self._log_throttled('clamped',
+                f'joint values outside their limits were clamped: {", ".join(clamped)}')
+
+    def _report_unknown(self, names: tuple[str, ...]) -> None:
+        """Log each unknown name once, up to UNKNOWN_NAMES_REPORTED of them, then count."""
+        stats = self._stats
+        new = [n for n in names if n not in stats.unknown]
+        if not new or stats.unknown_overflow:
+            stats.unknown_overflow += len(new) if stats.unknown_overflow else 0
+            return
+        room = UNKNOWN_NAMES_REPORTED - len(stats.unknown)
+        stats.unknown.update(new[:room])
+        message = (f"JointState names joints that robot '{self._active.model.name}' does not "
+                   f'have (ignored; reported once): {", ".join(new[:room])}')
+        if len(new) > room:
+            stats.unknown_overflow = len(new) - room
+            message += (f'; {UNKNOWN_NAMES_REPORTED} unknown names reported, further ones are '
+                        'only counted in /diagnostics')
+        self.get_logger().warning(message)
 
     def _on_multi_dof_joint_state(self, message: MultiDOFJointState) -> None:
         try:
             self._handle_multi_dof_joint_state(message)
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self._stats.drop('internal error')
-            self.get_logger().error(f'failed to process a MultiDOFJointState: {error!r}',
-                                    throttle_duration_sec=LOG_THROTTLE_S)
+            self._log_throttled('multi_dof_error',
+                                f'failed to process a MultiDOFJointState: {error!r}', error=True)
 
     def _handle_multi_dof_joint_state(self, message: MultiDOFJointState) -> None:
         active = self._active
@@ -399,15 +424,17 @@ class UrdfStatePublisher(Node):
                 continue
             active.last_pose_published_ns[name] = stamp_ns
             pose = model.joint_pose(name, Pose(numbers[:3], normalized(numbers[3:])))
+            if not np.isfinite((*pose.translation, *pose.rotation)).all():
+                ignored.append(name)  # finite input that overflows on the joint's origin
+                continue
             joint = model.joint(name)
             frames.append((active.frame_prefix + joint.parent, active.frame_prefix + joint.child))
             rows.append((*pose.translation, *pose.rotation))
         if ignored:
             self._stats.drop('unusable MultiDOFJointState entry', len(ignored))
-            self.get_logger().warning(
+            self._log_throttled('multi_dof_ignored',
                 'MultiDOFJointState entries ignored (not a floating or planar joint of the '
-                f'model, or a non-finite or zero transform): {", ".join(ignored)}',
-                throttle_duration_sec=LOG_THROTTLE_S)
+                f'model, or a non-finite or zero transform): {", ".join(ignored)}')
         if rows:
             self._tf.publish(build_tf_message(frames, sec, nanosec, np.array(rows)))
 
@@ -453,7 +480,8 @@ class UrdfStatePublisher(Node):
             ('joint_states rate (Hz)', f'{rate:.1f}'),
             ('joint_states age (s)', age),
             ('joints clamped', ', '.join(sorted(stats.clamped))),
-            ('unknown joint names', ', '.join(sorted(stats.unknown))),
+            ('unknown joint names', ', '.join(sorted(stats.unknown))
+             + (f' and {stats.unknown_overflow} more' if stats.unknown_overflow else '')),
         ]
         values += [(f'dropped: {reason}', str(count))
                    for reason, count in sorted(stats.dropped.items())]

@@ -85,8 +85,11 @@ class NodeConfig:
 
     @property
     def publish_interval_ns(self) -> int:
-        """The minimum stamp difference between two publications of one joint, in ns."""
-        return int(round(1e9 / self.publish_frequency))
+        """The minimum stamp difference between two publications of one joint, in ns.
+
+        At most 4e18 ns (127 years), so that stamps plus the interval stay within int64.
+        """
+        return round(min(1e9 / self.publish_frequency, 4e18))
 
 
 def _check_bool(name: str, value: object) -> bool:

@@ -38,13 +38,36 @@ def _sentinel_stamp(index: int) -> tuple[int, int]:
     return sec, nanosec
 
 
-def _find_once(data: bytes, pattern: bytes, what: str) -> int:
-    offset = data.find(pattern)
-    if offset < 0 or data.find(pattern, offset + 1) >= 0:
-        raise RuntimeError(
-            f'cannot locate the {what} in the serialized TFMessage: this middleware encodes '
-            'messages in a way urdf_state_publisher does not support; please report it')
-    return offset
+def _unsupported(what: str) -> RuntimeError:
+    return RuntimeError(
+        f'cannot locate the {what} in the serialized TFMessage: this middleware encodes '
+        'messages in a way urdf_state_publisher does not support; please report it')
+
+
+def _locate_sentinels(data: bytes, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets of each transform's 7 doubles and each stamp's 8 bytes, in one pass.
+
+    Every sentinel starts with FF FE and nothing else in the message does, so visiting each
+    FF FE once finds them all, whatever the message's size.
+    """
+    poses = np.full(count, -1, dtype=np.intp)
+    stamps = np.full(count, -1, dtype=np.intp)
+    start = data.find(b'\xff\xfe')
+    while 0 <= start <= len(data) - 8:
+        a, b = data[start + 2:start + 4]
+        tail = data[start + 4:start + 8]
+        if tail == bytes((0xFD, 0xFC, a, b)):
+            found, index = stamps, a | b << 7
+        elif tail[1:] == b'\xfe\xef\x7f' and (a | b << 7 | tail[0] << 14) % 7 == 0:
+            found, index = poses, (a | b << 7 | tail[0] << 14) // 7
+        else:
+            found, index = None, -1
+        if found is not None and 0 <= index < count:
+            if found[index] >= 0:
+                raise _unsupported('sentinels (seen twice)')
+            found[index] = start
+        start = data.find(b'\xff\xfe', start + 1)
+    return poses, stamps
 
 
 def build_tf_message(frames: Sequence[tuple[str, str]], sec: int, nanosec: int,
@@ -79,14 +102,14 @@ class TransformTemplate:
             stamped.header.stamp.sec, stamped.header.stamp.nanosec = _sentinel_stamp(i)
         data = serialize_message(message)
 
-        pose_offsets = np.empty(n, dtype=np.intp)
-        stamp_offsets = np.empty(n, dtype=np.intp)
+        pose_offsets, stamp_offsets = _locate_sentinels(data, n)
         for i in range(n):
-            pose = sentinels[i].astype('<f8').tobytes()
-            pose_offsets[i] = _find_once(data, pose, f'transform of frame {self.frames[i][1]!r}')
-            sec, nanosec = _sentinel_stamp(i)
-            stamp = struct.pack('<iI', sec, nanosec)
-            stamp_offsets[i] = _find_once(data, stamp, f'stamp of frame {self.frames[i][1]!r}')
+            # Each transform's 7 doubles must be stored whole, in order and little-endian.
+            offset = pose_offsets[i]
+            if offset < 0 or data[offset:offset + 56] != sentinels[i].astype('<f8').tobytes():
+                raise _unsupported(f'transform of frame {self.frames[i][1]!r}')
+            if stamp_offsets[i] < 0:
+                raise _unsupported(f'stamp of frame {self.frames[i][1]!r}')
         self._buffer = np.frombuffer(bytearray(data), dtype=np.uint8)
         self._pose_bytes = pose_offsets[:, None] + np.arange(56)
         self._stamp_bytes = stamp_offsets[:, None] + np.arange(8)

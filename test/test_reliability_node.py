@@ -1,0 +1,828 @@
+"""Reliability of the running node over real DDS: fuzzed input, attacks, reload storms, clocks.
+
+The node runs in its own process (conftest.NodeProcess) on test/fixtures/reliability_robot.urdf,
+which has every joint type: floating and planar joints for MultiDOFJointState, a mimic chain,
+fixed joints and a sensor. Known bugs are pinned by strict xfail tests ('BUG: ...').
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import math
+from pathlib import Path
+import random
+import threading
+import time
+
+from builtin_interfaces.msg import Time
+from conftest import NodeProcess, Probe
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import Transform, Twist, Wrench
+from lxml import etree
+import pytest
+from rcl_interfaces.msg import Parameter as ParameterMessage
+from rcl_interfaces.srv import GetParameters, SetParameters
+from rclpy.parameter import Parameter
+from rclpy.qos import (
+    DurabilityPolicy,
+    HistoryPolicy,
+    qos_profile_sensor_data,
+    QoSProfile,
+    ReliabilityPolicy,
+)
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState, MultiDOFJointState
+from std_msgs.msg import String
+from test_reliability_loader import (
+    attack_documents,
+    chain_text,
+    FifoWatch,
+    http_server,  # noqa: F401 - a fixture used by the tests below
+    SECRET,
+    secret_file,  # noqa: F401 - a fixture used by the tests below
+)
+from tf2_msgs.msg import TFMessage
+
+from urdf_state_publisher import RobotModel
+from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
+
+ROBOT_URDF = Path(__file__).resolve().parent / 'fixtures' / 'reliability_robot.urdf'
+ROBOT_TEXT = ROBOT_URDF.read_text()
+MODEL = RobotModel.from_urdf(ROBOT_TEXT)
+
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TF_RECORD = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST,
+                       reliability=ReliabilityPolicy.RELIABLE)
+STARTUP_S = 30.0
+BILLION = 1_000_000_000
+
+
+@pytest.fixture(autouse=True)
+def _slow_needs_run_slow(request: pytest.FixtureRequest) -> None:
+    # pytest_slow does this once registered in conftest; this keeps the budget without it.
+    if request.node.get_closest_marker('slow') and not request.config.getoption(
+            '--run-slow', default=False):
+        pytest.skip('slow: run with --run-slow')
+
+
+# --------------------------------------------------------------------------- helpers
+
+def quaternion_norm_error(stamped) -> float:
+    r = stamped.transform.rotation
+    return abs(math.sqrt(r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w) - 1.0)
+
+
+def unsound(messages) -> list[str]:
+    """Transforms with a non-finite number or a quaternion that is not of unit length."""
+    problems = []
+    for message in messages:
+        for stamped in message.transforms:
+            t, r = stamped.transform.translation, stamped.transform.rotation
+            numbers = (t.x, t.y, t.z, r.x, r.y, r.z, r.w)
+            if not all(math.isfinite(v) for v in numbers):
+                problems.append(f'{stamped.child_frame_id}: non-finite {numbers}')
+            elif quaternion_norm_error(stamped) >= 1e-9:
+                problems.append(f'{stamped.child_frame_id}: |q| - 1 = '
+                                f'{quaternion_norm_error(stamped):.3g}')
+    return problems
+
+
+def pairs(message) -> set[tuple[str, str]]:
+    return {(t.header.frame_id, t.child_frame_id) for t in message.transforms}
+
+
+def movable_pairs(model: RobotModel) -> set[tuple[str, str]]:
+    return {(model.joint(n).parent, model.joint(n).child) for n in model.movable_joints}
+
+
+def scalar_pairs(model: RobotModel) -> frozenset[tuple[str, str]]:
+    return frozenset((model.joint(n).parent, model.joint(n).child) for n in model.scalar_joints)
+
+
+def static_pairs(model: RobotModel) -> set[tuple[str, str]]:
+    return {(s.parent, s.child) for s in model.static_transforms()}
+
+
+def stamp_ns(stamped) -> int:
+    return stamped.header.stamp.sec * BILLION + stamped.header.stamp.nanosec
+
+
+def set_stamp(header, nanoseconds: int) -> None:
+    header.stamp.sec, header.stamp.nanosec = divmod(nanoseconds, BILLION)
+
+
+def joint_state(nanoseconds: int, values: dict[str, float]) -> JointState:
+    message = JointState(name=list(values), position=[float(v) for v in values.values()])
+    set_stamp(message.header, nanoseconds)
+    return message
+
+
+def transform(xyz, xyzw) -> Transform:
+    result = Transform()
+    t, r = result.translation, result.rotation
+    t.x, t.y, t.z = (float(v) for v in xyz)
+    r.x, r.y, r.z, r.w = (float(v) for v in xyzw)
+    return result
+
+
+def multi_dof_state(nanoseconds: int, entries: dict) -> MultiDOFJointState:
+    message = MultiDOFJointState(joint_names=list(entries),
+                                 transforms=[transform(*e) for e in entries.values()])
+    set_stamp(message.header, nanoseconds)
+    return message
+
+
+def z_rotation(angle: float) -> tuple[float, float, float, float]:
+    return (0.0, 0.0, math.sin(angle / 2), math.cos(angle / 2))
+
+
+def y_rotation(angle: float) -> tuple[float, float, float, float]:
+    return (0.0, math.sin(angle / 2), 0.0, math.cos(angle / 2))
+
+
+def same_rotation(a, b, tolerance: float = 1e-12) -> bool:
+    return abs(abs(sum(x * y for x, y in zip(a, b))) - 1.0) < tolerance
+
+
+def assert_pose(stamped, xyz, xyzw) -> None:
+    t, r = stamped.transform.translation, stamped.transform.rotation
+    assert (t.x, t.y, t.z) == pytest.approx(xyz, abs=1e-12), stamped.child_frame_id
+    assert same_rotation((r.x, r.y, r.z, r.w), xyzw), (stamped.child_frame_id, r)
+
+
+class Harness:
+    """The test side of one node: publishers, recorders and its parameter services."""
+
+    def __init__(self, probe: Probe, node: NodeProcess, name: str):
+        self.probe = probe
+        self.node = node
+        self.name = name
+        self.tf = probe.record(TFMessage, '/tf', TF_RECORD)
+        self.static = probe.record(TFMessage, '/tf_static', LATCHED)
+        self.diagnostics = probe.record(DiagnosticArray, '/diagnostics', 10)
+        self.joint_states = probe.node.create_publisher(
+            JointState, 'joint_states', qos_profile_sensor_data)
+        self.multi_dof = probe.node.create_publisher(
+            MultiDOFJointState, 'multi_dof_joint_states', qos_profile_sensor_data)
+        self._set = probe.node.create_client(SetParameters, f'/{name}/set_parameters')
+        self._get = probe.node.create_client(GetParameters, f'/{name}/get_parameters')
+
+    def wait_ready(self, timeout: float = STARTUP_S) -> None:
+        """Until the node has published /tf_static and listens to both joint-state topics."""
+        self.probe.wait_until(
+            lambda: self.static and self.joint_states.get_subscription_count() > 0
+            and self.multi_dof.get_subscription_count() > 0 and self._set.service_is_ready(),
+            timeout, f'node {self.name} to start ({self.node.output()[-500:]})')
+
+    def set_parameter(self, name: str, value, timeout: float = 60.0):
+        """Call /<node>/set_parameters; return the SetParametersResult."""
+        request = SetParameters.Request(parameters=[Parameter(name, value=value)
+                                                    .to_parameter_msg()])
+        future = self._set.call_async(request)
+        self.probe.wait_until(future.done, timeout, f'the reply to setting {name}')
+        return future.result().results[0]
+
+    def get_parameter(self, name: str):
+        future = self._get.call_async(GetParameters.Request(names=[name]))
+        self.probe.wait_until(future.done, 10, f'the value of {name}')
+        return Parameter.from_parameter_msg(
+            ParameterMessage(name=name, value=future.result().values[0])).value
+
+    def publish_until_tf(self, publisher, message, predicate: Callable[[TFMessage], bool],
+                         timeout: float = 10.0) -> TFMessage:
+        """Publish `message` until a new /tf message satisfies `predicate`; return that one."""
+        checked = len(self.tf)
+        deadline = time.monotonic() + timeout
+        while True:
+            publisher.publish(message)
+            self.probe.spin_for(0.05)
+            for received in self.tf[checked:]:
+                if received.transforms and predicate(received):
+                    return received
+            checked = len(self.tf)
+            if time.monotonic() > deadline:
+                pytest.fail(f'no /tf message as expected after {timeout} s')
+
+    def received_joint_states(self) -> int:
+        """The node's own count of received JointStates, from its latest /diagnostics."""
+        for array in reversed(self.diagnostics):
+            for status in array.status:
+                for item in status.values:
+                    if item.key == 'joint_states received':
+                        return int(item.value)
+        return 0
+
+    def diagnostic_value(self, key: str) -> str:
+        for array in reversed(self.diagnostics):
+            for status in array.status:
+                for item in status.values:
+                    if item.key == key:
+                        return item.value
+        return ''
+
+    def log(self) -> str:
+        return self.node.log_file.read_text()
+
+
+@pytest.fixture
+def harness(start_node, probe) -> Callable[..., Harness]:
+    """Start the node (on the reliability robot unless told otherwise) and connect to it."""
+    def start(parameters: dict | None = None, name: str = 'reliability_node',
+              timeout: float = STARTUP_S, **overrides) -> Harness:
+        parameters = dict(parameters or {'robot_description': ROBOT_TEXT}, **overrides)
+        node = start_node(parameters, node_name=name)
+        link = Harness(probe, node, name)
+        link.wait_ready(timeout)
+        return link
+
+    return start
+
+
+# --------------------------------------------------------------------------- 3. fuzzing
+
+SEED = 20240611
+NOW_SEC = 1_750_000_000  # a fixed 'now' for the stamps, so that every run sends the same
+INT32 = 2**31 - 1
+SPECIAL = [math.nan, -math.nan, math.inf, -math.inf, 1e300, -1e300, 0.0, -0.0, 5e-324, 1e-300,
+           2 * math.pi, 1e6]
+
+
+def random_number(rng: random.Random) -> float:
+    roll = rng.random()
+    if roll < 0.4:
+        return rng.uniform(-4, 4)
+    if roll < 0.8:
+        return rng.choice(SPECIAL)
+    return rng.choice((-1, 1)) * 10 ** rng.uniform(-300, 300)
+
+
+def random_stamp(rng: random.Random) -> int:
+    sec = rng.choice([0, 0, 1, NOW_SEC, NOW_SEC + rng.randint(-5, 5), INT32, -INT32 - 1,
+                      rng.randint(-INT32 - 1, INT32)])
+    nanosec = rng.choice([0, 0, 999_999_999, 2**32 - 1, rng.randrange(2**32)])
+    return sec * BILLION + nanosec
+
+
+class Fuzzer:
+    """Random JointStates and MultiDOFJointStates for MODEL, from one seed."""
+
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        alphabet = 'abcxyz_0123456789/é ✓\t'
+        self.strangers = [''.join(self.rng.choice(alphabet) for _ in range(self.rng.randint(
+            0, 30))) for _ in range(150)] + ['', ' ', 'x' * 5000, 'arm_joint ', 'ARM_JOINT']
+        self.joints = [j.name for j in MODEL.description.joints]
+
+    def name(self) -> str:
+        return self.rng.choice(self.joints) if self.rng.random() < 0.7 else self.rng.choice(
+            self.strangers)
+
+    def length(self, around: int) -> int:
+        return max(0, around + self.rng.choice([0, 0, 0, 0, -1, 1, -3, 4]))
+
+    def joint_state(self) -> JointState:
+        rng = self.rng
+        n = rng.choice([0, 1, 2, 3, 7, 7, 12, 40, 300])
+        names = [self.name() for _ in range(n)]
+        if names and rng.random() < 0.2:
+            names.append(rng.choice(names))  # a duplicate
+        message = JointState(
+            name=names,
+            position=[random_number(rng) for _ in range(self.length(len(names)))],
+            velocity=[random_number(rng) for _ in range(rng.choice([0, len(names), 3]))],
+            effort=[random_number(rng) for _ in range(rng.choice([0, len(names), 1]))])
+        set_stamp(message.header, random_stamp(rng))
+        message.header.frame_id = rng.choice(['', 'base_link', 'x' * 300])
+        return message
+
+    def multi_dof_state(self) -> MultiDOFJointState:
+        rng = self.rng
+        names = [rng.choice(['float_joint', 'planar_joint', 'float_joint', 'planar_joint',
+                             'arm_joint', 'bumper_joint']) if rng.random() < 0.8
+                 else self.name() for _ in range(rng.choice([0, 1, 2, 2, 3, 6]))]
+        transforms = []
+        for _ in range(self.length(len(names))):
+            if rng.random() < 0.5:
+                rotation = (rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1),
+                            rng.uniform(-1, 1))
+            else:
+                rotation = tuple(random_number(rng) for _ in range(4))
+            if rng.random() < 0.05:
+                rotation = (0.0, 0.0, 0.0, 0.0)
+            transforms.append(transform([random_number(rng) for _ in range(3)], rotation))
+        message = MultiDOFJointState(
+            joint_names=names, transforms=transforms,
+            twist=[Twist() for _ in range(rng.choice([0, len(names)]))],
+            wrench=[Wrench() for _ in range(rng.choice([0, 1]))])
+        set_stamp(message.header, random_stamp(rng))
+        return message
+
+
+FUZZ_RATE = 700.0  # messages per second: what the node takes without dropping many
+
+
+def run_fuzz(link: Harness, joint_states: int, multi_dof_states: int) -> dict:
+    """Publish the fuzzed messages, paced so that the node can take most of them."""
+    fuzzer = Fuzzer(SEED)
+    total = joint_states + multi_dof_states
+    start = time.monotonic()
+    for k in range(total):
+        if fuzzer.rng.random() < multi_dof_states / total:
+            link.multi_dof.publish(fuzzer.multi_dof_state())
+        else:
+            link.joint_states.publish(fuzzer.joint_state())
+        while time.monotonic() < start + (k + 1) / FUZZ_RATE:
+            link.probe.spin(0.0005)
+    link.probe.spin_for(1.5)  # let the node drain its queue and publish /diagnostics
+    return {'messages': total, 'seconds': time.monotonic() - start,
+            'received_joint_states': link.received_joint_states()}
+
+
+def check_after_fuzz(link: Harness) -> None:
+    """A valid state with a fresh stamp, then a later one: both published, exactly right."""
+    assert link.node.process.poll() is None, link.log()[-2000:]
+    # Fuzz stamps went up to 2038: a fresh stamp is "time moved backwards", which must
+    # reset the rate-limit memory rather than drop everything until 2038.
+    first = (NOW_SEC + 60) * BILLION
+    values = {'arm_joint': 0.4, 'slide_joint': 0.25, 'finger_joint': 0.3, 'wheel_joint': 1.0}
+    message = link.publish_until_tf(link.joint_states, joint_state(first, values),
+                                    lambda m: m.transforms and stamp_ns(m.transforms[0]) == first)
+    moved = {t.child_frame_id: t for t in message.transforms}
+    assert set(moved) == {'arm_link', 'slide_link', 'finger_link', 'finger_mirror_link',
+                          'wheel_link', 'wheel_follower_link', 'wheel_follower2_link'}
+    assert_pose(moved['arm_link'], (0, 0, 0.3), z_rotation(0.4))
+    assert_pose(moved['slide_link'], (0.45, 0, 0), (0, 0, 0, 1))
+    assert_pose(moved['finger_link'], (0.05, 0.02, 0), z_rotation(0.3))
+    assert_pose(moved['finger_mirror_link'], (0.05, -0.02, 0), z_rotation(-0.2))
+    assert_pose(moved['wheel_link'], (0, 0.2, 0), y_rotation(1.0))
+    assert_pose(moved['wheel_follower_link'], (0, -0.2, 0), y_rotation(2.0))
+    assert_pose(moved['wheel_follower2_link'], (0, -0.1, 0), y_rotation(-0.75))
+
+    later = first + BILLION // 10
+    message = link.publish_until_tf(
+        link.joint_states, joint_state(later, {'arm_joint': -0.2}),
+        lambda m: m.transforms and stamp_ns(m.transforms[0]) == later)
+    assert [t.child_frame_id for t in message.transforms] == ['arm_link']
+    assert_pose(message.transforms[0], (0, 0, 0.3), z_rotation(-0.2))
+
+    pose_stamp = later + BILLION // 10
+    yaw = 0.3
+    entries = {'float_joint': ((1, 2, 3), (0, 0, 0, 1)),
+               'planar_joint': ((0.5, 0.2, 0.7), z_rotation(0.6))}
+    message = link.publish_until_tf(
+        link.multi_dof, multi_dof_state(pose_stamp, entries),
+        lambda m: m.transforms and stamp_ns(m.transforms[0]) == pose_stamp)
+    moved = {t.child_frame_id: t for t in message.transforms}
+    c, s = math.cos(yaw), math.sin(yaw)
+    assert_pose(moved['base_link'], (c * 1 - s * 2, s * 1 + c * 2, 3.5), z_rotation(yaw))
+    # planar: only the in-plane translation and the rotation about z survive
+    assert_pose(moved['cart_link'], (0.6, 0.2, 0.0), z_rotation(0.6))
+
+
+def check_node_log(link: Harness) -> None:
+    log = link.log()
+    assert 'Traceback' not in log
+    assert 'failed to process' not in log, [line for line in log.splitlines()
+                                           if 'failed to process' in line][:5]
+
+
+FUZZ_JOINT_STATES = 2500
+FUZZ_MULTI_DOF = 700
+
+
+def fuzz_test(link: Harness, joint_states: int, multi_dof: int) -> None:
+    figures = run_fuzz(link, joint_states, multi_dof)
+    assert link.node.process.poll() is None, link.log()[-3000:]
+    problems = unsound(link.tf)
+    assert not problems, problems[:10]
+    allowed = movable_pairs(MODEL)
+    strays = set().union(*(pairs(m) for m in link.tf)) - allowed if link.tf else set()
+    assert not strays, f'/tf frames that are no movable joint of the model: {strays}'
+    tf_during_fuzz = len(link.tf)
+    check_after_fuzz(link)
+    check_node_log(link)
+    assert not unsound(link.tf)
+    print(f'\nfuzz: {figures}, /tf messages during the fuzz: {tf_during_fuzz}')
+    # The node must have taken a good part of what was sent (best effort, depth 5).
+    assert figures['received_joint_states'] > joint_states // 2
+
+
+def test_fuzzed_joint_states_keep_the_node_up_and_tf_sound(harness) -> None:
+    link = harness(publish_frequency=1000.0)
+    fuzz_test(link, FUZZ_JOINT_STATES, FUZZ_MULTI_DOF)
+
+
+@pytest.mark.slow
+def test_fuzzed_joint_states_long(harness) -> None:
+    link = harness(publish_frequency=1000.0)
+    fuzz_test(link, 20 * FUZZ_JOINT_STATES, 20 * FUZZ_MULTI_DOF)
+
+
+def test_extreme_joint_values_never_reach_tf(harness) -> None:
+    """1.8e308 to a continuous leader with a x2 follower: dropped, not published as NaN."""
+    link = harness(publish_frequency=1000.0)
+    big = 1.7976931348623157e308
+    stamp = (NOW_SEC + 10) * BILLION
+    link.joint_states.publish(joint_state(stamp, {'wheel_joint': big, 'arm_joint': 0.1}))
+    message = link.publish_until_tf(
+        link.joint_states, joint_state(stamp + BILLION, {'arm_joint': 0.2}),
+        lambda m: stamp_ns(m.transforms[0]) == stamp + BILLION)
+    assert_pose(message.transforms[0], (0, 0, 0.3), z_rotation(0.2))
+    assert not unsound(link.tf), unsound(link.tf)
+
+
+def test_extreme_multi_dof_translation_never_reaches_tf(harness) -> None:
+    link = harness(publish_frequency=1000.0)
+    big = 1.7e308
+    stamp = (NOW_SEC + 20) * BILLION
+    link.multi_dof.publish(multi_dof_state(stamp, {'float_joint': ((big, big, big), (0, 0, 0,
+                                                                                      1))}))
+    later = stamp + BILLION
+    link.publish_until_tf(link.multi_dof, multi_dof_state(later, {'planar_joint': (
+        (0, 0, 0), (0, 0, 0, 1))}), lambda m: stamp_ns(m.transforms[0]) == later)
+    assert not unsound(link.tf), unsound(link.tf)
+
+
+def test_unknown_names_do_not_grow_diagnostics_and_log_without_bound(harness) -> None:
+    link = harness(publish_frequency=1000.0)
+    for k in range(2000):
+        name = f'stranger_{k:05d}_{"x" * 20}'
+        link.joint_states.publish(joint_state((NOW_SEC + 30) * BILLION + k * 2_000_000,
+                                              {name: 0.0, 'arm_joint': 0.1}))
+        if k % 4 == 3:
+            link.probe.spin(0.001)
+    link.probe.spin_for(1.5)
+    listed = link.diagnostic_value('unknown joint names')
+    logged = link.log().count('does not have')
+    print(f'\n2000 new names: /diagnostics value of {len(listed)} characters, '
+          f'{logged} log lines')
+    assert len(listed) < 4096
+    assert logged < 100
+
+
+# --------------------------------------------------------------------------- 2. attacks at runtime
+
+def runtime_attacks(secret_uri: str, fifo_uri: str, http_url: str) -> dict[str, str]:
+    """Documents sent as a runtime robot_description, with the phrase their refusal carries."""
+    documents = attack_documents(secret_uri, fifo_uri, http_url)
+    chosen = {name: documents[name] for name in (
+        'billion-laughs', 'quadratic-blowup', 'parameter-entity-bomb', 'external-entity-file',
+        'external-entity-fifo', 'external-entity-http', 'external-parameter-entity',
+        'external-dtd-file', 'external-dtd-http', 'public-dtd-http', 'deep-nesting')}
+    expected = {name: 'DOCTYPE/entity declaration' for name in chosen}
+    expected['deep-nesting'] = 'not well-formed'
+    head = '<robot name="reliability_robot">'
+    chosen['50MB-comment'] = ROBOT_TEXT.replace(head, head + '<!--' + 'c' * 50_000_000 + '-->')
+    expected['50MB-comment'] = 'Comment too big'
+    chosen['10k-link-cycle'] = chain_text(10_000, cycle=True)
+    expected['10k-link-cycle'] = 'cycle'
+    chosen['empty'] = ''
+    expected['empty'] = 'must not be empty'
+    return {name: (chosen[name], expected[name]) for name in chosen}
+
+
+def test_xml_attacks_at_runtime_are_rejected_and_leak_nothing(
+        harness, secret_file, http_server, tmp_path) -> None:  # noqa: F811 - fixtures
+    link = harness(publish_frequency=1000.0)
+    url, hits = http_server
+    hits.clear()
+    timings = {}
+    with FifoWatch(tmp_path) as fifo:
+        attacks = runtime_attacks(secret_file.as_uri(), fifo.path.as_uri(), url)
+        for name, (document, phrase) in attacks.items():
+            start = time.monotonic()
+            result = link.set_parameter('robot_description', document)
+            timings[name] = (round(time.monotonic() - start, 3), len(result.reason))
+            assert not result.successful, name
+            assert phrase in result.reason, (name, result.reason[:300])
+            assert SECRET not in result.reason
+            assert hits == [] and not fifo.opened, name
+    print(f'\nruntime attacks (seconds, reason length): {timings}')
+    assert link.get_parameter('robot_description') == ROBOT_TEXT
+    # Accepted, and harmless: XInclude is not processed.
+    xinclude = attack_documents(secret_file.as_uri(), '', url)['xinclude']
+    assert link.set_parameter('robot_description', xinclude).successful
+    assert link.set_parameter('robot_description', ROBOT_TEXT).successful
+    assert hits == []
+    stamp = (NOW_SEC + 40) * BILLION
+    message = link.publish_until_tf(link.joint_states, joint_state(stamp, {'arm_joint': 0.7}),
+                                    lambda m: stamp_ns(m.transforms[0]) == stamp)
+    assert_pose(message.transforms[0], (0, 0, 0.3), z_rotation(0.7))
+    assert link.node.process.poll() is None
+    assert SECRET not in link.log()
+    check_node_log(link)
+
+
+def test_attacks_on_the_description_topic_are_ignored_and_leak_nothing(
+        start_node, probe, secret_file, http_server, tmp_path) -> None:  # noqa: F811
+    node = start_node({'use_robot_description_topic': True}, node_name='topic_node')
+    url, hits = http_server
+    hits.clear()
+    publisher = probe.node.create_publisher(String, 'robot_description', LATCHED)
+    static = probe.record(TFMessage, '/tf_static', LATCHED)
+    probe.wait_until(lambda: publisher.get_subscription_count() > 0, STARTUP_S,
+                     'the node to subscribe to robot_description')
+    documents = attack_documents(secret_file.as_uri(), '', url)
+    for count, name in enumerate(('billion-laughs', 'external-entity-file',
+                                  'external-dtd-http'), start=1):
+        publisher.publish(String(data=documents[name]))
+        probe.wait_until(lambda c=count: node.output().count('ignoring the robot description')
+                         >= c, 10, f'the node to refuse {name}')
+    assert not static
+    publisher.publish(String(data=ROBOT_TEXT))
+    probe.wait_until(lambda: static, 10, '/tf_static once a valid description arrives')
+    assert {(t.header.frame_id, t.child_frame_id) for t in static[-1].transforms} == \
+        static_pairs(MODEL)
+    assert SECRET not in node.output()
+    assert hits == []
+
+
+# --------------------------------------------------------------------------- 4. reload storm
+
+def variant_without_bumper_and_slide(text: str) -> str:
+    """The robot with links removed: bumper_link and the slide/finger subtree."""
+    root = etree.fromstring(text.encode())
+    removed = {'bumper_link', 'slide_link', 'finger_link', 'finger_mirror_link'}
+    for element in list(root):
+        if not isinstance(element.tag, str):
+            continue
+        if element.tag == 'link' and element.get('name') in removed:
+            root.remove(element)
+        elif element.tag == 'joint' and element.find('child').get('link') in removed:
+            root.remove(element)
+    return etree.tostring(root, encoding='unicode')
+
+
+def variant_renamed(text: str, suffix: str = '_v3') -> str:
+    """The robot with every link renamed (joint names unchanged)."""
+    root = etree.fromstring(text.encode())
+    for element in root.iter('link'):
+        element.set('name', element.get('name') + suffix)
+    for element in root.iter('parent', 'child'):
+        element.set('link', element.get('link') + suffix)
+    return etree.tostring(root, encoding='unicode')
+
+
+def storm_invalid(secret_uri: str) -> list[tuple[str, str]]:
+    """Invalid descriptions and the phrase their rejection carries."""
+    return [
+        (ROBOT_TEXT.replace('</robot>', ''), 'not well-formed'),
+        (attack_documents(secret_uri, '', 'http://127.0.0.1:9')['external-entity-file'],
+         'DOCTYPE'),
+        (ROBOT_TEXT.replace('<child link="arm_link"/>', '<child link="world"/>'),
+         'kinematic cycle'),
+        (ROBOT_TEXT.replace('<mimic joint="wheel_joint" multiplier="2"/>',
+                            '<mimic joint="wheel_follower2_joint" multiplier="2"/>'),
+         'mimic cycle'),
+        (ROBOT_TEXT.replace('<parent link="slide_link"/>', '<parent link="gone"/>', 1),
+         'does not exist'),
+        ('', 'must not be empty'),
+        (ROBOT_TEXT.replace('type="prismatic"', 'type="telescopic"'), 'unknown type'),
+    ]
+
+
+class Streamer:
+    """Publishes JointStates naming every joint of every version at `rate` Hz, in a thread.
+
+    Stamps are synthetic and strictly 1/rate apart, so that no joint is ever rate-limited
+    and each /tf message holds every single-value joint of the model then active.
+    """
+
+    def __init__(self, names: list[str], rate: float):
+        self.probe = Probe('storm_source')
+        self.publisher = self.probe.node.create_publisher(
+            JointState, 'joint_states', qos_profile_sensor_data)
+        self.names, self.period = names, 1.0 / rate
+        self.sent = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        stamp = (NOW_SEC + 100) * BILLION
+        step = int(self.period * BILLION)
+        next_time = time.monotonic()
+        while not self._stop.is_set():
+            values = {n: 0.1 * math.sin(self.sent * 0.01 + k) for k, n in enumerate(self.names)}
+            self.publisher.publish(joint_state(stamp + self.sent * step, values))
+            self.sent += 1
+            next_time += self.period
+            delay = next_time - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+    def __enter__(self) -> Streamer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.probe.close()
+
+
+def reload_storm(link: Harness, secret_uri: str, changes: int) -> None:
+    versions = {
+        'original': ROBOT_TEXT,
+        'links removed': variant_without_bumper_and_slide(ROBOT_TEXT),
+        'links renamed': variant_renamed(ROBOT_TEXT),
+    }
+    models = {name: RobotModel.from_urdf(text) for name, text in versions.items()}
+    sets = {name: scalar_pairs(model) for name, model in models.items()}
+    assert len(set(sets.values())) == 3
+    invalid = storm_invalid(secret_uri)
+    names = sorted({n for model in models.values() for n in model.scalar_joints})
+    # the last valid change (k = changes - 2) is 'links removed', for the late /tf_static check
+    order = ['links renamed', 'links removed', 'original']
+    outcomes = {'valid': 0, 'invalid': 0}
+    slowest = 0.0
+    with Streamer(names, rate=500.0) as streamer:
+        link.probe.spin_for(0.3)
+        for k in range(changes):
+            if k % 2 == 0:
+                version = order[(k // 2) % 3]
+                # a comment makes every valid text new, so each one really reloads
+                text = versions[version].replace('</robot>', f'<!-- change {k} --></robot>')
+                start = time.monotonic()
+                result = link.set_parameter('robot_description', text)
+                assert result.successful, (version, result.reason)
+                outcomes['valid'] += 1
+            else:
+                text, phrase = invalid[(k // 2) % len(invalid)]
+                start = time.monotonic()
+                result = link.set_parameter('robot_description', text)
+                assert not result.successful and phrase in result.reason, (phrase, result.reason)
+                assert SECRET not in result.reason
+                outcomes['invalid'] += 1
+            slowest = max(slowest, time.monotonic() - start)
+            link.probe.spin(0.005)
+        final = version
+        assert final == 'links removed'
+        link.probe.spin_for(0.3)
+        sent = streamer.sent
+    link.probe.spin_for(0.3)
+
+    per_version = dict.fromkeys(sets, 0)
+    for message in link.tf:
+        matching = [name for name, expected in sets.items() if pairs(message) == expected]
+        assert len(matching) == 1, f'a /tf message of no single model version: {pairs(message)}'
+        per_version[matching[0]] += 1
+    assert not unsound(link.tf)
+    # the stream outlived the storm: its last messages are of the final model
+    assert pairs(link.tf[-1]) == sets[final]
+    print(f'\nreload storm: {outcomes}, slowest set_parameters {slowest:.3f} s, '
+          f'{sent} joint states sent, /tf messages per version {per_version}')
+
+    # A new, late /tf_static subscriber gets the final model's complete static set only.
+    late = link.probe.record(TFMessage, '/tf_static', LATCHED)
+    link.probe.wait_until(lambda: late, 10, 'the latched /tf_static')
+    link.probe.spin_for(0.3)
+    assert len(late) == 1
+    assert pairs(late[0]) == static_pairs(models[final])
+    description = link.probe.record(String, 'robot_description', LATCHED)
+    link.probe.wait_until(lambda: description, 10, 'the latched robot_description')
+    assert description[-1].data == link.get_parameter('robot_description')
+    assert link.node.process.poll() is None
+    assert SECRET not in link.log()
+    check_node_log(link)
+
+
+def test_reload_storm_applies_each_valid_change_atomically(harness, secret_file) -> None:  # noqa: F811
+    link = harness(publish_frequency=1000.0)
+    reload_storm(link, secret_file.as_uri(), changes=100)
+
+
+@pytest.mark.slow
+def test_reload_storm_long(harness, secret_file) -> None:  # noqa: F811
+    link = harness(publish_frequency=1000.0)
+    reload_storm(link, secret_file.as_uri(), changes=1000)
+
+
+# --------------------------------------------------------------------------- 5. clock faults
+
+def clock(seconds: float) -> Clock:
+    sec, nanosec = divmod(int(round(seconds * BILLION)), BILLION)
+    return Clock(clock=Time(sec=sec, nanosec=nanosec))
+
+
+def test_sim_clock_jumping_back_and_forth_keeps_publishing(harness) -> None:
+    link = harness(use_sim_time=True, publish_frequency=50.0)
+    clock_publisher = link.probe.node.create_publisher(Clock, '/clock', 10)
+    link.probe.wait_until(lambda: clock_publisher.get_subscription_count() > 0, 10,
+                          'the node to subscribe to /clock')
+
+    def at_sim_time(seconds: float, angle: float) -> TFMessage:
+        """Set the sim clock; an unstamped state must then be published at that time."""
+        expected = int(round(seconds * BILLION))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            clock_publisher.publish(clock(seconds))
+            link.joint_states.publish(joint_state(0, {'arm_joint': angle}))
+            link.probe.spin_for(0.05)
+            matches = [m for m in link.tf if stamp_ns(m.transforms[0]) == expected]
+            if matches:
+                return matches[0]
+        pytest.fail(f'no /tf stamped with sim time {seconds}')
+
+    for seconds, angle in ((1000.0, 0.1), (500.0, 0.2), (1_000_000.0, 0.3), (3.5, 0.4),
+                           (2_000_000_000.0, 0.5), (7.25, 0.6)):
+        message = at_sim_time(seconds, angle)
+        assert_pose(message.transforms[0], (0, 0, 0.3), z_rotation(angle))
+
+    # Explicitly stamped states keep being published across the jumps.
+    for stamp in (10 * BILLION, 5 * BILLION, 11 * BILLION):
+        link.publish_until_tf(link.joint_states, joint_state(stamp, {'arm_joint': 0.0}),
+                              lambda m, s=stamp: stamp_ns(m.transforms[0]) == s)
+
+    # /tf_static is stamped from the sim clock when a reload publishes it.
+    for seconds in (1234.5, 42.0):
+        for _ in range(5):
+            clock_publisher.publish(clock(seconds))
+            link.probe.spin(0.02)
+        count = len(link.static)
+        text = ROBOT_TEXT.replace('</robot>', f'<!-- at {seconds} --></robot>')
+        assert link.set_parameter('robot_description', text).successful
+        link.probe.wait_until(lambda c=count: len(link.static) > c, 10, 'the new /tf_static')
+        stamps = {stamp_ns(t) for t in link.static[-1].transforms}
+        assert stamps == {int(seconds * BILLION)}
+    assert not unsound(link.tf)
+    assert link.node.process.poll() is None
+    check_node_log(link)
+
+
+def test_restarting_joint_state_source_keeps_publishing(harness) -> None:
+    link = harness(publish_frequency=50.0)  # 20 ms between publications of a joint
+
+    def phase(first_ns: int, count: int, step_ns: int = 10_000_000) -> list[int]:
+        stamps = [first_ns + k * step_ns for k in range(count)]
+        for k, stamp in enumerate(stamps):
+            link.joint_states.publish(joint_state(stamp, {'arm_joint': 0.01 * k}))
+            link.probe.spin_for(0.004)
+        link.probe.spin_for(0.1)
+        return stamps
+
+    phases = {
+        'running': phase(100 * BILLION, 30),
+        'restart from 0': phase(0, 30),           # the first is unstamped (0): receipt time
+        'later': phase(50 * BILLION, 30),
+        'jump back 5 s': phase(45 * BILLION, 30),
+    }
+    published = {stamp_ns(t) for m in link.tf for t in m.transforms}
+    for name, stamps in phases.items():
+        seen = published.intersection(stamps)
+        # every other one at 10 ms spacing and 20 ms rate limit; most arrive (best effort)
+        assert len(seen) >= 8, f'{name}: only {len(seen)} of {len(stamps)} published'
+    assert 'moved backwards' in link.log()
+    assert link.node.process.poll() is None
+    check_node_log(link)
+
+
+# --------------------------------------------------------------------------- big models
+
+def test_node_starts_with_a_10000_link_chain(harness) -> None:
+    text = chain_text(10_000, every=10)  # 999 continuous joints, 9000 fixed
+    start = time.monotonic()
+    link = harness({'robot_description': text}, name='chain_node', timeout=120)
+    started = time.monotonic() - start
+    model = RobotModel.from_urdf(text)
+    assert pairs(link.static[-1]) == static_pairs(model)
+    assert len(link.static[-1].transforms) == 9000
+    few = {f'joint_{i}': 0.1 for i in range(9, 100, 10)}
+    stamp = (NOW_SEC + 50) * BILLION
+    message = link.publish_until_tf(link.joint_states, joint_state(stamp, few),
+                                    lambda m: stamp_ns(m.transforms[0]) == stamp)
+    assert len(message.transforms) == len(few)
+    everything = {n: 0.001 * k for k, n in enumerate(model.scalar_joints)}
+    start = time.monotonic()
+    message = link.publish_until_tf(link.joint_states, joint_state(stamp + BILLION, everything),
+                                    lambda m: stamp_ns(m.transforms[0]) == stamp + BILLION,
+                                    timeout=60)
+    first_full = time.monotonic() - start
+    assert len(message.transforms) == 999
+    assert not unsound(link.tf) and not unsound(link.static)
+    print(f'\n10k-link chain: node up with /tf_static (9000 transforms) in {started:.2f} s, '
+          f'first /tf of all 999 joints after {first_full:.2f} s')
+
+
+@pytest.mark.slow
+def test_tf_template_is_built_in_linear_time() -> None:
+    from urdf_state_publisher.tf_wire import TransformTemplate
+
+    def seconds(n: int) -> float:
+        start = time.perf_counter()
+        TransformTemplate([(f'link_{i}', f'link_{i + 1}') for i in range(n)])
+        return time.perf_counter() - start
+
+    small, large = seconds(1000), seconds(8000)
+    assert large / small < 16, f'8x the frames took {large / small:.1f}x longer'
+
+
+# --------------------------------------------------------------------------- parameters
+
+@pytest.mark.parametrize('frequency', [1e-10, 1e-300])
+def test_tiny_publish_frequency_is_refused_or_usable(frequency: float) -> None:
+    try:
+        config = NodeConfig.from_values({'publish_frequency': frequency})
+    except ParameterValueError:
+        return
+    assert 0 < config.publish_interval_ns < 2**62
