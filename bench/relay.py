@@ -18,6 +18,9 @@ from tf2_msgs.msg import TFMessage
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument('--transforms', type=int, required=True)
+    parser.add_argument('--executor', choices=('single', 'events'), default='single',
+                        help='SingleThreadedExecutor (every distro) or the experimental '
+                             'EventsExecutor (Jazzy and later)')
     args, ros_args = parser.parse_known_args()
     rclpy.init(args=ros_args)
     node = rclpy.create_node('relay')
@@ -37,10 +40,17 @@ def main() -> None:
         publisher.publish(message)
 
     node.create_subscription(JointState, 'joint_states', relay, qos_profile_sensor_data)
-    executor = SingleThreadedExecutor()
+    if args.executor == 'events':
+        from rclpy.experimental import EventsExecutor
+        executor = EventsExecutor()
+    else:
+        executor = SingleThreadedExecutor()
     executor.add_node(node)
     try:
-        executor.spin()
+        # Not executor.spin(): the experimental EventsExecutor does not return from it when
+        # SIGINT shuts the context down. spin_once() only waits while idle.
+        while rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
