@@ -182,7 +182,8 @@ class Publisher(threading.Thread):
 
     def stop(self) -> None:
         self._halt.set()
-        self.join()
+        if self.is_alive():
+            self.join()
 
 
 def _within(lower: float, upper: float, value: float) -> float:
@@ -252,7 +253,10 @@ def main(argv: list[str] | None = None) -> int:
           f'ROS_DOMAIN_ID={os.environ["ROS_DOMAIN_ID"]}, node log {directory / "soak_node.log"}')
 
     node_process = Node(directory, description, arguments.rate)
-    rclpy.init()
+    # Ctrl-C as KeyboardInterrupt in this thread, so the publishing thread stops before the
+    # context does (rclpy's own handler would shut the context down under it).
+    from rclpy.signals import SignalHandlerOptions
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     probe = rclpy.create_node('soak_probe')
     observer = Observer(probe)
     publisher = Publisher(probe, model, arguments.rate)
@@ -307,7 +311,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f'after the stream stopped: sent {final["sent"]}, node received '
               f'{final["node_received"]}, /tf received {final["tf_received"]}, '
               f'node RSS {process.memory_info().rss / 1e6:.1f} MB')
+    except KeyboardInterrupt:
+        print('interrupted: no verdict')
+        return 130
     finally:
+        publisher.stop()  # before the context goes: it publishes on it
         exit_status = node_process.stop()
         executor.shutdown()
         probe.destroy_node()
