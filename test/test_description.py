@@ -4,6 +4,7 @@ import importlib.util
 import math
 from pathlib import Path
 import threading
+import time
 
 from hypothesis import given, HealthCheck, settings
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from urdf_state_publisher.description import (
     expand_xacro,
     JointType,
     Limits,
+    MAX_DESCRIPTION_BYTES,
     Mimic,
     Origin,
     parse_description,
@@ -329,6 +331,20 @@ def test_large_axis_is_normalised() -> None:
     assert description.joint('j').axis == pytest.approx((math.sqrt(0.5), 0.0, math.sqrt(0.5)))
 
 
+@pytest.mark.parametrize(('xyz', 'expected'), [
+    ('1.7976931348623157e308 1.7976931348623157e308 0', (math.sqrt(0.5), math.sqrt(0.5), 0.0)),
+    ('-1.7e308 1.7e308 -1.7e308', (-1 / math.sqrt(3), 1 / math.sqrt(3), -1 / math.sqrt(3))),
+    ('5e-324 0 0', (1.0, 0.0, 0.0)),
+    ('0 1e-320 1e-320', (0.0, math.sqrt(0.5), math.sqrt(0.5))),
+])
+def test_extreme_axis_is_normalised_to_unit_length(xyz: str, expected: tuple) -> None:
+    description = parse_description(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'revolute', LIMIT + f'<axis xyz="{xyz}"/>')))
+    axis = description.joint('j').axis
+    assert axis == pytest.approx(expected)
+    assert math.isclose(math.hypot(*axis), 1.0)
+
+
 def test_limits_defaults_and_continuous_limit_kept() -> None:
     description = parse_description(robot(
         links('a', 'b', 'c'),
@@ -486,9 +502,6 @@ WARNING_CASES = [
                  ["'spin'", "joint[@name='j']"], id='unknown-joint-attribute'),
     pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute', LIMIT + LIMIT)),
                  ["joint 'j'", 'limit'], id='element-given-twice'),
-    pytest.param(robot('<link name="a"><visual><geometry><box size="1 1 1"/></geometry>'
-                       '<material name="m"><texture/></material></visual></link>'),
-                 ["'a'", 'ignored'], id='link-content-urdfdom-cannot-read'),
     pytest.param(robot(links('a', 'b', 'c'), joint('j1', 'a', 'b'),
                        joint('fx', 'b', 'c', 'fixed', '<mimic joint="j1"/>')),
                  ["'fx'", 'fixed', 'mimic dropped'], id='mimic-on-fixed'),
@@ -505,6 +518,13 @@ WARNING_CASES = [
     pytest.param(arm('<model_state model="bot"><joint_state joint="ghost" position="1"/>'
                      '</model_state>'), ["'ghost'", 'no such joint'],
                  id='model-state-unknown-joint'),
+    pytest.param(arm('<model_state model="bot"><joint_pos joint="j1" position="1"/>'
+                     '</model_state>'), ['<joint_pos>', '<model_state>'],
+                 id='model-state-unknown-element'),
+    pytest.param(robot(links('a', 'b'), joint('j', 'a', 'b', 'revolute',
+                                              '<limit lower="0" upper="1" effort="1" velocity="1">'
+                                              '<soft/></limit>')),
+                 ['<soft>', "joint[@name='j']/limit"], id='element-inside-joint-child'),
     pytest.param(arm('<model_state model="bot"><joint_state joint="j1" position="nan"/>'
                      '</model_state>'), ["'j1'", 'not finite'], id='model-state-nan'),
     pytest.param(arm('<model_state model="bot"><joint_state joint="j1" position="one"/>'
@@ -527,8 +547,10 @@ def test_mimic_on_fixed_joint_is_dropped() -> None:
 
 def test_urdfdom_messages_do_not_reach_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     before = xml_reflection_core.on_error
-    description = parse_description(robot('<link name="a"><colour/></link>', '<foo/>'))
-    assert len(description.warnings) == 2
+    description = parse_description(robot(
+        '<link name="a"><colour/></link><link name="b"/>', '<foo/>',
+        joint('j', 'a', 'b', 'fixed', '<spring k="1"/>')))
+    assert len(description.warnings) == 3
     captured = capsys.readouterr()
     assert captured.err == ''
     assert captured.out == ''
@@ -545,7 +567,7 @@ def test_parallel_parses_keep_their_warnings_apart() -> None:
     results: dict[int, tuple[str, ...]] = {}
 
     def work(index: int) -> None:
-        text = robot(f'<link name="a"><tag{index}/></link>')
+        text = robot(links('a', 'b'), joint('j', 'a', 'b', 'fixed', f'<tag{index}/>'))
         results[index] = tuple(w for _ in range(20) for w in warnings_of(text))
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
@@ -556,6 +578,134 @@ def test_parallel_parses_keep_their_warnings_apart() -> None:
     for index, warnings in results.items():
         assert len(warnings) == 20
         assert all(f'<tag{index}>' in w for w in warnings)
+
+
+@pytest.mark.parametrize('content', [
+    '<visual><geometry><box size="1 1 1"/></geometry><material name="m"><texture/></material>'
+    '</visual>',
+    '<visual><origin xyz="0 0 nan"/></visual>',
+    '<collision><geometry><mesh/></geometry></collision>',
+    '<inertial><mass value="heavy"/><inertia ixx="x"/></inertial>',
+    '<visual><geometry><box size="1 1 1"/></geometry><spam/></visual>',
+], ids=['bad-texture', 'visual-without-geometry', 'mesh-without-filename', 'bad-inertial',
+        'unknown-element-inside-visual'])
+def test_link_contents_are_not_read(content: str) -> None:
+    """Only a link's name matters: broken visual/collision/inertial contents change nothing."""
+    description = parse_description(robot(f'<link name="a">{content}</link><link name="b"/>',
+                                          joint('j', 'a', 'b', 'fixed', '')))
+    assert description.links == ('a', 'b')
+    assert description.warnings == ()
+
+
+def test_repeated_joint_children_keep_the_first() -> None:
+    description = parse_description(robot(links('a', 'b'), joint(
+        'j', 'a', 'b', 'revolute',
+        '<limit lower="0" upper="1" effort="1" velocity="1"/>'
+        '<limit lower="2" upper="3" effort="1" velocity="1"/>'
+        '<limit lower="4" upper="5" effort="1" velocity="1"/>')))
+    assert description.joint('j').limits == Limits(lower=0.0, upper=1.0, velocity=1.0,
+                                                   effort=1.0)
+    assert description.warnings == ("joint 'j': <limit> is given 3 times; the first one is used",)
+
+
+def test_joint_padded_with_junk_is_read_quickly_with_counted_warnings() -> None:
+    """urdfdom_py only sees the joint's known children: 200 000 junk elements cost ~0.1 s."""
+    count = 200_000
+    text = robot(links('a', 'b'), joint('j', 'a', 'b', 'continuous',
+                                        '<axis xyz="0 0 1"/>' + '<junk/>' * count))
+    start = time.perf_counter()
+    description = parse_description(text)
+    elapsed = time.perf_counter() - start
+    assert description.joint('j').axis == (0.0, 0.0, 1.0)
+    assert len(description.warnings) == 51
+    assert description.warnings[0] == "unknown element <junk> in /robot/joint[@name='j'] ignored"
+    assert description.warnings[-1] == f'... and {count - 50} more warnings'
+    assert elapsed < 2.0, f'{elapsed:.2f} s'
+
+
+def test_many_warnings_are_capped() -> None:
+    description = parse_description(robot(links('a'), *(f'<junk{i}/>' for i in range(120))))
+    assert len(description.warnings) == 51
+    assert description.warnings[0] == 'unknown element <junk0> in <robot> ignored'
+    assert '<junk49>' in description.warnings[49]
+    assert description.warnings[-1] == '... and 70 more warnings'
+
+
+def test_fifty_warnings_are_all_kept() -> None:
+    warnings = warnings_of(robot(links('a'), '<junk/>' * 50))
+    assert len(warnings) == 50
+    assert not any('more warnings' in w for w in warnings)
+
+
+# --------------------------------------------------------------------------- size
+
+def test_description_above_the_size_limit_is_refused() -> None:
+    limit = MAX_DESCRIPTION_BYTES
+    assert limit == 32 * 2**20
+    text = robot(links('a'))
+    padding = ' ' * (limit + 1 - len(text))
+    message = error_of(text + padding)
+    assert 'robot description is 33554433 bytes' in message
+    assert 'more than the 32 MiB this node accepts' in message
+    assert 'more than' in error_of((text + padding).encode())
+    assert 'more than' in error_of(bytearray((text + padding).encode()))
+    # Counted in UTF-8 bytes: fewer characters than the limit can still be too many bytes.
+    wide = robot(links('a')) + '<!-- ' + 'ä' * (limit // 2) + ' -->'
+    assert len(wide) < limit
+    assert 'more than' in error_of(wide)
+
+
+def test_description_at_the_size_limit_is_accepted() -> None:
+    # lxml refuses single text nodes above 10 MB: pad with 1 MB runs between elements.
+    chunk = '<gazebo/>' + ' ' * 2**20
+    head = '<robot name="bot"><link name="a"/>'
+    count = (MAX_DESCRIPTION_BYTES - len(head) - len('</robot>')) // len(chunk)
+    text = head + chunk * count + '</robot>'
+    text = text.replace('</robot>', ' ' * (MAX_DESCRIPTION_BYTES - len(text)) + '</robot>')
+    assert len(text) == MAX_DESCRIPTION_BYTES
+    assert parse_description(text).root == 'a'
+
+
+# --------------------------------------------------------------------------- long lists
+
+def test_long_cycle_lists_ten_links_and_the_count() -> None:
+    count = 1000
+    names = [f'l{i}' for i in range(count)]
+    parts = [joint(f'j{i}', names[i], names[(i + 1) % count], 'fixed', '') for i in range(count)]
+    message = error_of(robot(links('root', *names), *parts))
+    assert 'kinematic cycle' in message
+    assert message.count('link ') == 10
+    assert message.count('joint ') == 10
+    assert "-> joint 'j10' -> ... (1000 links in the cycle);" in message
+    assert len(message) < 500
+
+
+def test_many_roots_list_ten_and_the_count() -> None:
+    message = error_of(robot(links(*(f'r{i:03}' for i in range(500)))))
+    assert '500 root links' in message
+    assert "'r000', 'r001'" in message
+    assert "'r009', ... and 490 more;" in message
+    assert "'r010'" not in message
+    assert len(message) < 500
+
+
+def test_long_mimic_ring_lists_ten_joints_and_the_count() -> None:
+    count = 300
+    parts = [joint(f'j{i}', 'r', f'l{i}', 'revolute',
+                   LIMIT + f'<mimic joint="j{(i + 1) % count}"/>') for i in range(count)]
+    message = error_of(robot(links('r', *(f'l{i}' for i in range(count))), *parts))
+    assert 'mimic cycle: j0 -> j1 -> ' in message
+    assert 'j9 -> ... (300 joints in the cycle)' in message
+    assert 'j10' not in message
+    assert len(message) < 500
+
+
+def test_long_names_in_a_mimic_cycle_are_cut() -> None:
+    long = 'm' * 10_000
+    message = error_of(robot(links('r', 'a'), joint(long, 'r', 'a', 'revolute',
+                                                   LIMIT + f'<mimic joint="{long}"/>')))
+    assert 'mimic cycle' in message
+    assert len(message) < 500
 
 
 # --------------------------------------------------------------------------- sensors

@@ -1,0 +1,1145 @@
+"""Reliability and security of description loading: fuzzing, XML attacks, huge inputs.
+
+Every input must end as a RobotModel or as a DescriptionError with a message, quickly; a model
+that builds must give finite transforms with unit quaternions. Known bugs are pinned by
+strict xfail tests whose reason starts with 'BUG:'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+import contextlib
+import copy
+import http.server
+import importlib.util
+import json
+import math
+import os
+from pathlib import Path
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from conftest import SAMPLE_URDF
+from hypothesis import given, HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from lxml import etree
+import numpy as np
+import pytest
+
+from urdf_state_publisher import DescriptionError, RobotModel
+from urdf_state_publisher.description import JointType
+
+# --------------------------------------------------------------------------- budgets
+
+# Wall-clock bound for one fuzz case (parse, build, a few updates), and the CPU time after
+# which a case is interrupted as a hang.
+CASE_SECONDS = 2.0
+CASE_CPU_LIMIT_S = 5.0
+# "Physical" magnitude: models whose numbers stay below this cannot overflow a double in any
+# update (see `overflow_free`); joint values fed to updates stay below HUGE_VALUE.
+TAME = 1e6
+HUGE_VALUE = 1e300
+SLOW_FACTOR = 20
+
+
+def fuzz_settings(examples: int, **extra) -> settings:
+    """Seeded, bounded hypothesis settings: the same cases on every run, no database."""
+    return settings(max_examples=examples, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=list(HealthCheck), **extra)
+
+
+@pytest.fixture(autouse=True)
+def _slow_needs_run_slow(request: pytest.FixtureRequest) -> None:
+    # pytest_slow does this once registered in conftest; this keeps the budget without it.
+    if request.node.get_closest_marker('slow') and not request.config.getoption(
+            '--run-slow', default=False):
+        pytest.skip('slow: run with --run-slow')
+
+
+# --------------------------------------------------------------------------- sources
+
+def jvrc1_path() -> Path:
+    spec = importlib.util.find_spec('jvrc_description')
+    if spec is None or spec.origin is None:
+        pytest.skip('jvrc-description is not installed')
+    return Path(spec.origin).parent / 'urdf' / 'jvrc1.urdf'
+
+
+def _load_tree(path: Path) -> etree._Element:
+    parser = etree.XMLParser(remove_comments=True, remove_blank_text=True)
+    return etree.parse(str(path), parser).getroot()
+
+
+HAVE_JVRC1 = importlib.util.find_spec('jvrc_description') is not None
+SAMPLE_TREE = _load_tree(SAMPLE_URDF)
+JVRC1_TREE = _load_tree(jvrc1_path()) if HAVE_JVRC1 else None
+SEED_TREES = [tree for tree in (SAMPLE_TREE, JVRC1_TREE) if tree is not None]
+needs_jvrc1 = pytest.mark.skipif(not HAVE_JVRC1, reason='jvrc-description is not installed')
+
+
+# --------------------------------------------------------------------------- the oracle
+
+class CaseTimeout(BaseException):  # noqa: N818 - BaseException so no `except Exception` eats it
+    """A fuzz case used more CPU time than any input may take."""
+
+
+@contextlib.contextmanager
+def cpu_time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt the block after `seconds` of CPU time (SIGVTALRM: pytest-timeout is untouched)."""
+    def on_alarm(signum, frame):
+        raise CaseTimeout(f'case still running after {seconds} s of CPU time')
+
+    previous = signal.signal(signal.SIGVTALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
+
+
+def test_cpu_time_limit_interrupts_a_busy_case() -> None:
+    """The hang detector itself: a busy loop is stopped, even inside `except Exception`."""
+    start = time.perf_counter()
+    with pytest.raises(CaseTimeout):
+        with cpu_time_limit(0.2):
+            while True:
+                try:
+                    sum(range(1000))
+                except Exception:  # noqa: BLE001 - what a sloppy parser might do
+                    pass
+    assert time.perf_counter() - start < 2.0
+
+
+def load(document: str | bytes) -> RobotModel | DescriptionError:
+    """The model of `document` or its DescriptionError; any other exception fails the test."""
+    try:
+        return RobotModel.from_urdf(document)
+    except DescriptionError as error:
+        message = str(error)
+        assert message.strip(), 'a DescriptionError without a message'
+        return error
+
+
+def assert_finite_unit(rows: np.ndarray, what: str) -> None:
+    """Rows of (x, y, z, qx, qy, qz, qw): finite, quaternions of unit length."""
+    rows = np.asarray(rows, dtype=float).reshape(-1, 7)
+    assert np.isfinite(rows).all(), f'{what}: non-finite transform {rows[~np.isfinite(rows)]}'
+    norms = np.linalg.norm(rows[:, 3:], axis=1)
+    assert np.all(np.abs(norms - 1.0) < 1e-9), f'{what}: quaternion norms {norms}'
+
+
+def overflow_free(model: RobotModel) -> bool:
+    """Whether no update can overflow: translations, prismatic limits, mimic gains < TAME.
+
+    With |value| <= HUGE_VALUE, a follower's value m*v + o stays below 1e306; revolute and
+    continuous values only go through sin and cos; prismatic values are clamped to limits.
+    Axes must be unit: an axis near the largest double loses its direction (a known bug).
+    """
+    for joint in model.description.joints:
+        if joint.type not in (JointType.FIXED, JointType.FLOATING) and abs(
+                math.hypot(*joint.axis) - 1.0) > 1e-9:
+            return False
+        if any(abs(c) > TAME for c in joint.origin.xyz):
+            return False
+        if joint.type is JointType.PRISMATIC and joint.limits is not None and max(
+                abs(joint.limits.lower), abs(joint.limits.upper)) > TAME:
+            return False
+        source = model.mimic_source(joint.name)
+        if source is not None and (abs(source[1]) > TAME or abs(source[2]) > TAME):
+            return False
+    return True
+
+
+SPECIAL_VALUES = [math.nan, math.inf, -math.inf, HUGE_VALUE, -HUGE_VALUE, 0.0, -0.0, 5e-324,
+                  1e6, -1e6, math.pi, 2 * math.pi]
+EXTREME_VALUES = [sys.float_info.max, -sys.float_info.max, 1e308, -1e308]
+joint_values = st.one_of(st.floats(-10, 10), st.sampled_from(SPECIAL_VALUES),
+                         st.floats(-HUGE_VALUE, HUGE_VALUE))
+extreme_joint_values = st.one_of(joint_values, st.sampled_from(EXTREME_VALUES))
+
+
+def random_value(rng: random.Random, extreme: bool = False) -> float:
+    """A joint value: mostly plausible, often special, sometimes huge."""
+    roll = rng.random()
+    if roll < 0.5:
+        return rng.uniform(-4, 4)
+    if roll < 0.8:
+        return rng.choice(SPECIAL_VALUES + EXTREME_VALUES if extreme else SPECIAL_VALUES)
+    return rng.choice((-1, 1)) * 10 ** rng.uniform(-300, 300)
+
+
+def check_model(model: RobotModel, data: st.DataObject, *, extreme: bool = False,
+                require_finite: bool | None = None) -> bool:
+    """Drive a built model with random joint states; return whether it was overflow-free.
+
+    Transforms must be finite with unit quaternions whenever the model is overflow-free
+    (`require_finite=None`) or always (`require_finite=True`).
+    """
+    tame = overflow_free(model)
+    strict = tame if require_finite is None else require_finite
+    assert_finite_unit([(*s.pose.translation, *s.pose.rotation)
+                        for s in model.static_transforms()], 'static transforms')
+    joints = [j.name for j in model.description.joints]
+    name = st.sampled_from(joints + ['', 'nope', 'j1', '\xff'])
+    values = extreme_joint_values if extreme else joint_values
+    with np.errstate(all='ignore'):
+        for _ in range(data.draw(st.integers(1, 3), label='updates')):
+            names = data.draw(st.lists(name, max_size=12), label='names')
+            positions = data.draw(st.lists(values, min_size=max(0, len(names) - 2),
+                                           max_size=len(names) + 2), label='positions')
+            update = model.update(names, positions)
+            assert update.transforms.shape == (len(update.plan.joints), 7)
+            if strict:
+                assert_finite_unit(update.transforms, f'update {names} {positions}')
+        # every joint at once: many values, drawn from a seeded generator
+        rng = random.Random(data.draw(st.integers(0, 2**32), label='value seed'))
+        everything = [random_value(rng, extreme) for _ in model.scalar_joints]
+        update = model.update(model.scalar_joints, everything)
+    if strict:
+        assert_finite_unit(update.transforms, 'update of every joint')
+    if tame:  # composing origins of 1e308 overflows whatever the model does
+        poses = model.frame_poses()
+        assert_finite_unit([(*p.translation, *p.rotation) for p in poses.values()],
+                           'frame poses at default positions')
+    return tame
+
+
+# Outcomes per fuzz source, printed at the end of the module (run with -s to see them).
+TALLY: dict[str, dict[str, int]] = {}
+
+
+def count(source: str, outcome: str) -> None:
+    outcomes = TALLY.setdefault(source, {})
+    outcomes[outcome] = outcomes.get(outcome, 0) + 1
+
+
+def check_document(document: str | bytes, data: st.DataObject, source: str,
+                   **options) -> None:
+    """The fuzz oracle: DescriptionError or a sound model, within CASE_SECONDS."""
+    start = time.perf_counter()
+    with cpu_time_limit(CASE_CPU_LIMIT_S):
+        result = load(document)
+        if isinstance(result, DescriptionError):
+            count(source, 'refused')
+        else:
+            tame = check_model(result, data, **options)
+            count(source, 'model' if tame else 'model (not overflow-free)')
+    elapsed = time.perf_counter() - start
+    assert elapsed < CASE_SECONDS, f'case took {elapsed:.2f} s'
+
+
+@pytest.fixture(scope='module', autouse=True)
+def _report_tally() -> Iterator[None]:
+    yield
+    if TALLY:
+        print('\nfuzz outcomes:')
+        for source, outcomes in sorted(TALLY.items()):
+            print(f'  {source}: {json.dumps(outcomes, sort_keys=True)}')
+
+
+# --------------------------------------------------------------------------- strategies
+
+NUMBER_WORDS = [
+    'nan', 'NaN', '-nan', 'inf', '-inf', 'Infinity', '1e309', '-1e309', '1e300', '-1e300',
+    '1.7976931348623157e308', '-1.7976931348623157e308', '5e-324', '-0', '0', '-1', '1e6',
+    '0x10', '1_0', '\u0661', '', ' ', 'abc', '1,5', '++1', '.', 'e5', '1e', '0.5 ']
+xml_text = st.text(st.characters(blacklist_categories=('Cs', 'Cc', 'Cn')), max_size=24)
+number_text = st.one_of(
+    st.sampled_from(NUMBER_WORDS),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.floats(-10, 10).map(lambda x: f'{x:.6g}'),
+    st.integers(-10**30, 10**30).map(str))
+vector_text = st.one_of(
+    st.lists(number_text, min_size=3, max_size=3).map(' '.join),
+    st.lists(number_text, max_size=5).map(' '.join),
+    st.sampled_from(['1 2 3', '1,2,3', '\t1\n2  3 ', '0 0 0', 'nan 0 0', '1e308 1e308 0']))
+TAGS = ['robot', 'link', 'joint', 'parent', 'child', 'origin', 'axis', 'limit', 'mimic',
+        'safety_controller', 'sensor', 'model_state', 'joint_state', 'visual', 'collision',
+        'inertial', 'geometry', 'box', 'material', 'transmission', 'gazebo', 'x']
+ATTRIBUTES = ['name', 'type', 'link', 'joint', 'xyz', 'rpy', 'lower', 'upper', 'effort',
+              'velocity', 'multiplier', 'offset', 'soft_lower_limit', 'soft_upper_limit',
+              'k_position', 'k_velocity', 'update_rate', 'position', 'quat_xyzw', 'version']
+JOINT_TYPES = [t.value for t in JointType] + ['', 'Revolute', 'ball', 'fixed ']
+
+
+def _names(root: etree._Element, tag: str) -> list[str]:
+    return [e.get('name') for e in root.iter(tag) if e.get('name')] or ['none']
+
+
+def attribute_value(data: st.DataObject, root: etree._Element, attribute: str) -> str:
+    if attribute in ('xyz', 'rpy', 'quat_xyzw'):
+        return data.draw(vector_text, label=attribute)
+    if attribute == 'type':
+        return data.draw(st.one_of(st.sampled_from(JOINT_TYPES), xml_text), label=attribute)
+    if attribute in ('name', 'link', 'joint'):
+        return data.draw(st.one_of(st.sampled_from(_names(root, 'link') + _names(root, 'joint')),
+                                   xml_text, st.just('n' * 500)), label=attribute)
+    return data.draw(number_text, label=attribute)
+
+
+def _elements(root: etree._Element) -> list[etree._Element]:
+    return [e for e in root.iter() if isinstance(e.tag, str)]
+
+
+def _pick(data: st.DataObject, items: list, label: str):
+    return items[data.draw(st.integers(0, len(items) - 1), label=label)]
+
+
+def mutate(root: etree._Element, data: st.DataObject) -> None:
+    """Apply one random structural mutation to the tree in place."""
+    operation = data.draw(st.sampled_from([
+        'drop', 'duplicate', 'rename_tag', 'drop_attribute', 'set_attribute', 'rename_attribute',
+        'relink', 'mimic', 'mimic_cycle', 'joint_type', 'move', 'text', 'swap_limits']),
+        label='operation')
+    elements = _elements(root)
+    joints = list(root.iter('joint'))
+    element = _pick(data, elements, 'element')
+    parent = element.getparent()
+    if operation == 'drop' and parent is not None:
+        parent.remove(element)
+    elif operation == 'duplicate' and parent is not None:
+        parent.insert(parent.index(element) + 1, copy.deepcopy(element))
+    elif operation == 'rename_tag':
+        element.tag = data.draw(st.sampled_from(TAGS), label='tag')
+    elif operation == 'drop_attribute' and element.attrib:
+        del element.attrib[data.draw(st.sampled_from(sorted(element.attrib)), label='attr')]
+    elif operation == 'set_attribute':
+        attribute = data.draw(st.sampled_from(ATTRIBUTES + sorted(element.attrib)), label='attr')
+        element.set(attribute, attribute_value(data, root, attribute))
+    elif operation == 'rename_attribute' and element.attrib:
+        old = data.draw(st.sampled_from(sorted(element.attrib)), label='attr')
+        value = element.attrib.pop(old)
+        element.set(data.draw(st.sampled_from(ATTRIBUTES), label='new attr'), value)
+    elif operation == 'relink' and joints:
+        joint = _pick(data, joints, 'joint')
+        role = data.draw(st.sampled_from(['parent', 'child']), label='role')
+        target = joint.find(role)
+        if target is None:
+            target = etree.SubElement(joint, role)
+        target.set('link', data.draw(st.one_of(st.sampled_from(_names(root, 'link')), xml_text),
+                                     label='link'))
+    elif operation == 'mimic' and joints:
+        joint = _pick(data, joints, 'joint')
+        for old in joint.findall('mimic'):
+            joint.remove(old)
+        mimic = etree.SubElement(joint, 'mimic', joint=data.draw(
+            st.one_of(st.sampled_from(_names(root, 'joint')), xml_text), label='leader'))
+        for attribute in ('multiplier', 'offset'):
+            if data.draw(st.booleans(), label=f'has {attribute}'):
+                mimic.set(attribute, data.draw(number_text, label=attribute))
+    elif operation == 'mimic_cycle' and len(joints) >= 2:
+        ring = data.draw(st.lists(st.sampled_from(joints), min_size=2, max_size=6,
+                                  unique_by=id), label='ring')
+        for k, joint in enumerate(ring):
+            for old in joint.findall('mimic'):
+                joint.remove(old)
+            etree.SubElement(joint, 'mimic', joint=ring[(k + 1) % len(ring)].get('name', ''))
+    elif operation == 'joint_type' and joints:
+        _pick(data, joints, 'joint').set('type', data.draw(st.sampled_from(JOINT_TYPES)))
+    elif operation == 'move' and parent is not None:
+        destination = _pick(data, elements, 'destination')
+        if destination is not element and element not in destination.iterancestors():
+            destination.append(element)
+    elif operation == 'text':
+        element.text = data.draw(st.one_of(number_text, xml_text), label='text')
+    elif operation == 'swap_limits':
+        for limit in root.iter('limit'):
+            lower, upper = limit.get('lower'), limit.get('upper')
+            if lower is not None and upper is not None:
+                limit.set('lower', upper)
+                limit.set('upper', lower)
+                break
+
+
+ENCODINGS = ['str', 'utf-8', 'utf-16', 'utf-32', 'iso-8859-1']
+
+
+def serialize(root: etree._Element, data: st.DataObject) -> str | bytes:
+    encoding = data.draw(st.sampled_from(ENCODINGS), label='encoding')
+    if encoding == 'str':
+        return etree.tostring(root, encoding='unicode')
+    try:
+        return etree.tostring(root, encoding=encoding, xml_declaration=True)
+    except (ValueError, UnicodeEncodeError):
+        return etree.tostring(root, encoding='unicode')
+
+
+def mutated_document(source: etree._Element, data: st.DataObject) -> str | bytes:
+    root = copy.deepcopy(source)
+    for _ in range(data.draw(st.integers(1, 6), label='mutations')):
+        try:
+            mutate(root, data)
+        except ValueError:
+            pass  # lxml refuses text that XML cannot hold: that mutation is skipped
+    return serialize(root, data)
+
+
+# Generated robots -------------------------------------------------------------------------
+
+TAME_WORDS = ['0', '1', '-1', '0.5', '1e-3']
+EXTREME_WORDS = ['1e200', '-1e200', '1e300', '1e308', '-1e308', '1.7976931348623157e308']
+
+
+def random_number(rng: random.Random, mode: str, nasty_rate: float = 0.15) -> str:
+    """Text of a number: 'tame' (|x| <= 3); 'nasty': tame, else (at `nasty_rate`) any of
+    NUMBER_WORDS; 'extreme': tame, else (30 %) near the largest double."""
+    roll = rng.random()
+    if mode == 'nasty' and roll < nasty_rate:
+        return rng.choice(NUMBER_WORDS)
+    if mode == 'extreme' and roll < 0.3:
+        return rng.choice(EXTREME_WORDS)
+    if roll < 0.8:
+        return f'{rng.uniform(-3, 3):.4g}'
+    return rng.choice(TAME_WORDS)
+
+
+JOINT_KINDS = ['revolute', 'continuous', 'prismatic', 'fixed', 'floating', 'planar']
+# At most one kind of fault per generated robot, so that half of them build.
+FAULTS = [None] * 5 + ['numbers', 'duplicate link', 'missing parent', 'any parent', 'bad type',
+                       'mimic anyone']
+
+
+def generated_robot(data: st.DataObject, *, numbers: str = 'nasty', deep: bool = False) -> str:
+    """A random robot: a tree or a deep chain, every joint type, mimic chains and cycles.
+
+    Each robot has at most one kind of fault (bad numbers, a duplicate link, a missing or
+    arbitrary parent link, a bad joint type, mimics of arbitrary joints), so that about half
+    of them build and their models get exercised. A few shape decisions are hypothesis draws;
+    the bulk comes from a generator seeded by a draw.
+    """
+    rng = random.Random(data.draw(st.integers(0, 2**32), label='robot seed'))
+    n = data.draw(st.integers(50, 400) if deep else st.integers(1, 30), label='links')
+    chain = deep or data.draw(st.booleans(), label='chain')
+    mimic_everything = deep and data.draw(st.booleans(), label='deep mimic chain')
+    shuffle = data.draw(st.booleans(), label='shuffle')
+    fault = data.draw(st.sampled_from(FAULTS), label='fault')
+    rate = 3.0 / (12 * n) if fault == 'numbers' else 0.0  # about 3 bad numbers per robot
+
+    def number(mode: str = numbers) -> str:
+        return random_number(rng, mode, rate)
+
+    def vector(mode: str = numbers) -> str:
+        return ' '.join(number(mode) for _ in range(3))
+
+    def chance(probability: float, kind: str) -> bool:
+        return fault == kind and rng.random() < probability
+
+    links = [f'l{i}' for i in range(n)]
+    parts = [f'<link name="{name}"/>' for name in links]
+    scalar: list[int] = []  # the single-value joints so far: the ones a mimic can follow
+    if fault == 'duplicate link':
+        parts.append(f'<link name="{rng.choice(links)}"/>')
+    for i in range(1, n):
+        parent = links[i - 1] if chain else links[rng.randrange(i)]
+        if chance(2 / n, 'missing parent'):
+            parent = 'ghost'
+        if chance(2 / n, 'any parent'):
+            parent = rng.choice(links)
+        kind = 'continuous' if mimic_everything else rng.choice(JOINT_KINDS)
+        if chance(2 / n, 'bad type'):
+            kind = rng.choice(JOINT_TYPES)
+        body = [f'<parent link="{parent}"/><child link="{links[i]}"/>']
+        if rng.random() < 0.8:
+            # extreme translations plus extreme travel overflow: a known bug, pinned by
+            # test_overflow_prismatic_translation_is_finite; extreme rotations are fine
+            body.append(f'<origin xyz="{vector("nasty")}" rpy="{vector()}"/>')
+        if rng.random() < 0.8:
+            # extreme axes are test_axis_near_the_largest_double_stays_unit's business
+            body.append(f'<axis xyz="{vector("nasty")}"/>')
+        if kind in ('revolute', 'prismatic') or rng.random() < 0.1:
+            low, high = number(), number()
+            if _is_float(low) and _is_float(high) and float(low) > float(high):
+                low, high = high, low
+            body.append(f'<limit lower="{low}" upper="{high}" effort="{number()}" '
+                        f'velocity="{number()}"/>')
+        if rng.random() < 0.1:
+            body.append(f'<safety_controller soft_lower_limit="{number()}" '
+                        f'soft_upper_limit="{number()}" k_velocity="1"/>')
+        if mimic_everything and i > 1:
+            body.append(f'<mimic joint="j{i - 1}" multiplier="{number()}"/>')
+        elif fault == 'mimic anyone' and rng.random() < 0.3:
+            body.append(f'<mimic joint="j{rng.randint(1, n - 1)}"/>')  # cycles, self, fixed
+        elif scalar and kind in ('revolute', 'continuous', 'prismatic') and rng.random() < 0.3:
+            leader = rng.choice(scalar)  # an earlier joint: chains of any depth
+            attributes = ''.join(f' {a}="{number()}"'
+                                 for a in ('multiplier', 'offset') if rng.random() < 0.7)
+            body.append(f'<mimic joint="j{leader}"{attributes}/>')
+        parts.append(f'<joint name="j{i}" type="{kind}">{"".join(body)}</joint>')
+        if kind in ('revolute', 'continuous', 'prismatic'):
+            scalar.append(i)
+    for k in range(rng.randint(0, 2)):
+        parts.append(f'<sensor name="s{k}" type="camera"><parent link="{rng.choice(links)}"/>'
+                     f'<origin xyz="{vector()}"/></sensor>')
+    if rng.random() < 0.2:
+        parts.append(f'<model_state><joint_state joint="j{rng.randint(1, n)}" '
+                     f'position="{number()}"/></model_state>')
+    if shuffle:
+        rng.shuffle(parts)
+    return f'<robot name="generated">{"".join(parts)}</robot>'
+
+
+def _is_float(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+# --------------------------------------------------------------------------- 1. fuzzing
+
+SAMPLE_EXAMPLES = 200
+JVRC1_EXAMPLES = 80
+GENERATED_EXAMPLES = 200
+DEEP_EXAMPLES = 20
+SPLICE_EXAMPLES = 150
+
+
+@fuzz_settings(SAMPLE_EXAMPLES)
+@given(st.data())
+def test_fuzz_mutated_sample_arm(data: st.DataObject) -> None:
+    check_document(mutated_document(SAMPLE_TREE, data), data, 'sample_arm')
+
+
+@pytest.mark.slow
+@fuzz_settings(SAMPLE_EXAMPLES * SLOW_FACTOR)
+@given(st.data())
+def test_fuzz_mutated_sample_arm_long(data: st.DataObject) -> None:
+    check_document(mutated_document(SAMPLE_TREE, data), data, 'sample_arm')
+
+
+@needs_jvrc1
+@fuzz_settings(JVRC1_EXAMPLES)
+@given(st.data())
+def test_fuzz_mutated_jvrc1(data: st.DataObject) -> None:
+    check_document(mutated_document(JVRC1_TREE, data), data, 'jvrc1')
+
+
+@pytest.mark.slow
+@needs_jvrc1
+@fuzz_settings(JVRC1_EXAMPLES * SLOW_FACTOR)
+@given(st.data())
+def test_fuzz_mutated_jvrc1_long(data: st.DataObject) -> None:
+    check_document(mutated_document(JVRC1_TREE, data), data, 'jvrc1')
+
+
+@fuzz_settings(GENERATED_EXAMPLES)
+@given(st.data())
+def test_fuzz_generated_robots(data: st.DataObject) -> None:
+    check_document(generated_robot(data), data, 'generated')
+
+
+@pytest.mark.slow
+@fuzz_settings(GENERATED_EXAMPLES * SLOW_FACTOR)
+@given(st.data())
+def test_fuzz_generated_robots_long(data: st.DataObject) -> None:
+    check_document(generated_robot(data), data, 'generated')
+
+
+@fuzz_settings(DEEP_EXAMPLES)
+@given(st.data())
+def test_fuzz_deep_chains(data: st.DataObject) -> None:
+    check_document(generated_robot(data, deep=True), data, 'deep chains')
+
+
+@pytest.mark.slow
+@fuzz_settings(DEEP_EXAMPLES * SLOW_FACTOR)
+@given(st.data())
+def test_fuzz_deep_chains_long(data: st.DataObject) -> None:
+    check_document(generated_robot(data, deep=True), data, 'deep chains')
+
+
+SPLICES = ['', '<', '>', '/>', '"', "'", '=', '&', '&amp;', '&#0;', '&#x110000;', '&#65;',
+           '<![CDATA[', ']]>', '<!--', '-->', '<?pi x?>', '<link name="l"/>', '</joint>',
+           '<joint name="j" type="fixed">', '<mimic joint="j"/>', 'xmlns="urn:x"',
+           'xmlns:a="urn:a" a:name="x"', '\ufeff', '\x00', '\x1b', '\ud800', 'é', '\u202e',
+           'nan', '1e309', ' name="dup"']
+
+
+@fuzz_settings(SPLICE_EXAMPLES)
+@given(st.data())
+def test_fuzz_spliced_text(data: st.DataObject) -> None:
+    """Text-level corruption (what structure-aware mutation cannot produce), on both robots."""
+    source = data.draw(st.sampled_from(SEED_TREES), label='source')
+    text = etree.tostring(source, encoding='unicode')
+    for _ in range(data.draw(st.integers(1, 5), label='splices')):
+        start = data.draw(st.integers(0, len(text)), label='start')
+        end = data.draw(st.integers(start, min(len(text), start + 40)), label='end')
+        text = text[:start] + data.draw(st.sampled_from(SPLICES), label='insert') + text[end:]
+    form = data.draw(st.sampled_from(['str', 'utf-8', 'utf-16']), label='form')
+    document = text if form == 'str' else text.encode(form, 'surrogatepass')
+    check_document(document, data, 'spliced text')
+
+
+# Overflow: finite inputs whose products exceed the largest double ---------------------------
+
+# At 91bee20 a finite leader through an overflowing mimic put NaN on /tf. The working tree's
+# model.update drops the named leader of an overflowing follower and evaluates again, once:
+# the single-step cases below pass, a chain still overflows after the retry (BUG_CHAIN).
+BUG_CHAIN = (
+    'BUG: model.update drops the named leader of an overflowing mimic follower and evaluates '
+    'once more, but the follower then follows a leader further up its chain and overflows '
+    'again: NaN/inf transforms (e.g. j2 x1e300 of j1 x1e300 of j0, values j0=1, j1=1e10). '
+    'Fix: in model.update, drop the non-finite outputs themselves (and their followers), or '
+    'repeat until every value is finite')
+
+
+EXTREME_EXAMPLES = 200
+HOSTILE_EXAMPLES = 100
+
+
+# While it is an xfail, skip shrinking: the failure is known, shrinking only costs time.
+@pytest.mark.xfail(strict=True, reason=BUG_CHAIN)
+@fuzz_settings(EXTREME_EXAMPLES, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(st.data())
+def test_fuzz_extreme_numbers_still_give_finite_transforms(data: st.DataObject) -> None:
+    document = generated_robot(data, numbers='extreme')
+    check_document(document, data, 'extreme numbers', extreme=True, require_finite=True)
+
+
+def two_joint_robot(follower: str, leader: str = 'continuous', extra: str = '') -> str:
+    return (
+        '<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+        f'<joint name="lead" type="{leader}"><parent link="a"/><child link="b"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1e308" upper="1e308" effort="1" velocity="1"/>'
+        f'</joint><joint name="follow" type="continuous"><parent link="b"/><child link="c"/>'
+        f'<axis xyz="0 0 1"/>{follower}</joint>{extra}</robot>')
+
+
+def test_overflow_mimic_product_gives_finite_transforms() -> None:
+    model = RobotModel.from_urdf(two_joint_robot('<mimic joint="lead" multiplier="2"/>'))
+    with np.errstate(all='ignore'):
+        update = model.update(['lead'], [1e308])
+    assert_finite_unit(update.transforms, 'leader 1e308, follower x2')
+
+
+def test_overflow_composed_mimic_chain_is_refused_or_finite() -> None:
+    links = ''.join(f'<link name="l{i}"/>' for i in range(4))
+    joints = ''.join(
+        f'<joint name="j{i}" type="continuous"><parent link="l{i}"/><child link="l{i + 1}"/>'
+        f'<axis xyz="0 0 1"/>' + (f'<mimic joint="j{i - 1}" multiplier="1e200"/>' if i else '')
+        + '</joint>' for i in range(3))
+    result = load(f'<robot name="r">{links}{joints}</robot>')
+    if isinstance(result, DescriptionError):
+        return  # refusing such a chain at load time is a fine fix too
+    with np.errstate(all='ignore'):
+        for value in (0.0, 1.0, -3.0):
+            update = result.update(['j0'], [value])
+            assert_finite_unit(update.transforms, f'chain of x1e200 mimics at {value}')
+
+
+def test_overflow_after_dropping_a_leader_is_finite() -> None:
+    links = ''.join(f'<link name="l{i}"/>' for i in range(4))
+    joints = ''.join(
+        f'<joint name="j{i}" type="continuous"><parent link="l{i}"/><child link="l{i + 1}"/>'
+        f'<axis xyz="0 0 1"/>' + (f'<mimic joint="j{i - 1}" multiplier="1e300"/>' if i else '')
+        + '</joint>' for i in range(3))
+    model = RobotModel.from_urdf(f'<robot name="r">{links}{joints}</robot>')
+    with np.errstate(all='ignore'):
+        update = model.update(['j0', 'j1'], [1.0, 1e10])
+    assert_finite_unit(update.transforms, 'j1 = 1e10 drives j2 = 1e310, then j0 drives j2')
+
+
+def test_overflow_prismatic_translation_is_finite() -> None:
+    model = RobotModel.from_urdf(
+        '<robot name="r"><link name="a"/><link name="b"/><joint name="p" type="prismatic">'
+        '<parent link="a"/><child link="b"/><origin xyz="1e308 0 0"/><axis xyz="1 0 0"/>'
+        '<limit lower="0" upper="1e308" effort="1" velocity="1"/></joint></robot>')
+    with np.errstate(all='ignore'):
+        update = model.update(['p'], [1e308])
+    assert_finite_unit(update.transforms, 'prismatic 1e308 + 1e308')
+
+
+def test_axis_near_the_largest_double_stays_unit() -> None:
+    big = sys.float_info.max
+    model = RobotModel.from_urdf(
+        '<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="continuous">'
+        f'<parent link="a"/><child link="b"/><axis xyz="{big!r} {big!r} 0"/></joint></robot>')
+    assert model.joint('j').axis == pytest.approx((math.sqrt(0.5), math.sqrt(0.5), 0.0))
+    assert_finite_unit(model.update(['j'], [1.0]).transforms, 'rotation about that axis')
+
+
+def test_overflow_free_models_tolerate_huge_joint_values() -> None:
+    """The bound the fuzz relies on: 1e300 joint values through x2 mimics stay finite."""
+    model = RobotModel.from_file(jvrc1_path())
+    assert overflow_free(model)
+    values = np.full(len(model.scalar_joints), HUGE_VALUE)
+    values[::2] = -HUGE_VALUE
+    assert_finite_unit(model.update(model.scalar_joints, values).transforms, 'jvrc1 at 1e300')
+
+
+# --------------------------------------------------------------------------- 2. XML attacks
+
+SECRET = 'S3CRET-7f1c2a-do-not-leak'
+
+
+@pytest.fixture(scope='module')
+def secret_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp('secret') / 'secret.txt'
+    path.write_text(SECRET)
+    return path
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    hits: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        self.hits.append(self.path)
+        body = f'<!ENTITY leak "{SECRET}">'.encode()
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope='module')
+def http_server() -> Iterator[tuple[str, list[str]]]:
+    """A local HTTP server that serves a DTD holding the secret and records every request."""
+    server = http.server.HTTPServer(('127.0.0.1', 0), _Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f'http://127.0.0.1:{server.server_address[1]}', _Recorder.hits
+    server.shutdown()
+    server.server_close()
+
+
+class FifoWatch:
+    """A named pipe: a parser that opens it blocks, and a watcher thread notices and frees it."""
+
+    def __init__(self, directory: Path):
+        self.path = directory / 'pipe'
+        if not self.path.exists():
+            os.mkfifo(self.path)
+        self.opened = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.005):
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # ENXIO: nobody is reading, as it should be
+                continue
+            self.opened = True
+            os.write(fd, SECRET.encode())
+            os.close(fd)
+
+    def __enter__(self) -> FifoWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def laughs(levels: int = 9) -> str:
+    lines = ['<!ENTITY lol0 "lol">'] + [
+        f'<!ENTITY lol{k} "{f"&lol{k - 1};" * 10}">' for k in range(1, levels + 1)]
+    return f'<!DOCTYPE robot [{"".join(lines)}]>'
+
+
+ROBOT = '<robot name="attack"><link name="{name}"/><link name="b"/>' \
+        '<joint name="j" type="fixed"><parent link="{name}"/><child link="b"/></joint></robot>'
+
+
+def attack_documents(secret_uri: str, fifo_uri: str, http_url: str) -> dict[str, str]:
+    """Hostile descriptions by name; each must be refused or parsed without reading anything."""
+    blob = 'x' * 100_000
+    return {
+        'billion-laughs': laughs() + ROBOT.format(name='&lol9;'),
+        'billion-laughs-in-attribute': laughs() + '<robot name="&lol9;"><link name="a"/></robot>',
+        'quadratic-blowup': f'<!DOCTYPE robot [<!ENTITY a "{blob}">]>'
+                            + ROBOT.format(name='&a;' * 20_000),
+        'parameter-entity-bomb': '<!DOCTYPE robot [<!ENTITY % p0 "x">'
+                                 + ''.join(f'<!ENTITY % p{k} "{f"%p{k - 1};" * 10}">'
+                                           for k in range(1, 8))
+                                 + '%p7;]>' + ROBOT.format(name='a'),
+        'external-entity-file': f'<!DOCTYPE robot [<!ENTITY s SYSTEM "{secret_uri}">]>'
+                                + ROBOT.format(name='&s;'),
+        'external-entity-fifo': f'<!DOCTYPE robot [<!ENTITY s SYSTEM "{fifo_uri}">]>'
+                                + ROBOT.format(name='&s;'),
+        'external-entity-http': f'<!DOCTYPE robot [<!ENTITY s SYSTEM "{http_url}/e">]>'
+                                + ROBOT.format(name='&s;'),
+        'external-parameter-entity': f'<!DOCTYPE robot [<!ENTITY % d SYSTEM "{http_url}/p">%d;]>'
+                                     + ROBOT.format(name='&leak;'),
+        'external-dtd-file': f'<!DOCTYPE robot SYSTEM "{secret_uri}">' + ROBOT.format(name='a'),
+        'external-dtd-fifo': f'<!DOCTYPE robot SYSTEM "{fifo_uri}">' + ROBOT.format(name='a'),
+        'external-dtd-http': f'<!DOCTYPE robot SYSTEM "{http_url}/robot.dtd">'
+                             + ROBOT.format(name='&leak;'),
+        'public-dtd-http': f'<!DOCTYPE robot PUBLIC "-//X//DTD Robot//EN" "{http_url}/pub.dtd">'
+                           + ROBOT.format(name='a'),
+        'bare-doctype': '<!DOCTYPE robot>' + ROBOT.format(name='a'),
+        'undeclared-entity': ROBOT.format(name='&s;'),
+        'deep-nesting': '<robot name="r"><link name="a"/>' + '<x>' * 100_000
+                        + '</x>' * 100_000 + '</robot>',
+        'xinclude': ('<robot name="r" xmlns:xi="http://www.w3.org/2001/XInclude">'
+                     f'<link name="a"/><xi:include href="{secret_uri}" parse="text"/>'
+                     f'<xi:include href="{http_url}/x" parse="text"/></robot>'),
+        'xml-stylesheet': (f'<?xml-stylesheet type="text/xsl" href="{http_url}/s.xsl"?>'
+                           + ROBOT.format(name='a')),
+        'schema-location': ('<robot name="r" xmlns:xsi="http://www.w3.org/2001/XMLSchema-'
+                            f'instance" xsi:schemaLocation="urn:x {http_url}/s.xsd">'
+                            '<link name="a"/></robot>'),
+        'many-attributes': '<robot name="r"><link name="a" '
+                           + ' '.join(f'a{k}="{k}"' for k in range(5_000)) + '/></robot>',
+        'many-namespaces': '<robot name="r" '
+                           + ' '.join(f'xmlns:n{k}="urn:{k}"' for k in range(20_000))
+                           + '><link name="a"/></robot>',
+    }
+
+
+# Outcome per attack: refused with a message containing the phrase, or accepted.
+ATTACK_OUTCOMES = {
+    'billion-laughs': 'DOCTYPE/entity declaration',
+    'billion-laughs-in-attribute': 'DOCTYPE/entity declaration',
+    'quadratic-blowup': 'DOCTYPE/entity declaration',
+    'parameter-entity-bomb': 'DOCTYPE/entity declaration',
+    'external-entity-file': 'DOCTYPE/entity declaration',
+    'external-entity-fifo': 'DOCTYPE/entity declaration',
+    'external-entity-http': 'DOCTYPE/entity declaration',
+    'external-parameter-entity': 'DOCTYPE/entity declaration',
+    'external-dtd-file': 'DOCTYPE/entity declaration',
+    'external-dtd-fifo': 'DOCTYPE/entity declaration',
+    'external-dtd-http': 'DOCTYPE/entity declaration',
+    'public-dtd-http': 'DOCTYPE/entity declaration',
+    'bare-doctype': 'DOCTYPE/entity declaration',
+    'undeclared-entity': 'not well-formed',
+    'deep-nesting': 'not well-formed',
+    'xinclude': 'accepted',
+    'xml-stylesheet': 'accepted',
+    'schema-location': 'accepted',
+    'many-attributes': 'accepted',
+    'many-namespaces': 'accepted',
+}
+# Encodings the attacks are also sent in (the refusal must not depend on a byte pattern).
+ATTACK_ENCODINGS = ['str', 'utf-8', 'utf-16', 'utf-16-le', 'utf-32', 'utf-7', 'cp037']
+
+
+def encode_attack(text: str, encoding: str) -> str | bytes:
+    if encoding == 'str':
+        return text
+    declaration = f'<?xml version="1.0" encoding="{encoding.upper()}"?>'
+    if encoding in ('utf-16', 'utf-32'):
+        declaration = ''  # a BOM says it all
+    return (declaration + text).encode(encoding)
+
+
+@pytest.fixture(scope='module')
+def attack_set(secret_file: Path, http_server, tmp_path_factory: pytest.TempPathFactory):
+    """The attack documents (built once), the named pipe they name and the server's hits."""
+    url, hits = http_server
+    pipe_directory = tmp_path_factory.mktemp('pipe')
+    documents = attack_documents(secret_file.as_uri(), FifoWatch(pipe_directory).path.as_uri(),
+                                 url)
+    encoded = {(name, encoding): encode_attack(text, encoding)
+               for name, text in documents.items() for encoding in ATTACK_ENCODINGS}
+    return encoded, pipe_directory, hits
+
+
+@pytest.fixture
+def attack_env(attack_set):
+    encoded, pipe_directory, hits = attack_set
+    hits.clear()
+    with FifoWatch(pipe_directory) as fifo:
+        yield encoded, fifo, hits
+
+
+@pytest.mark.parametrize('encoding', ATTACK_ENCODINGS)
+@pytest.mark.parametrize('attack', sorted(ATTACK_OUTCOMES))
+def test_xml_attack_is_refused_or_harmless(attack: str, encoding: str, attack_env) -> None:
+    encoded, fifo, hits = attack_env
+    document = encoded[attack, encoding]
+    start = time.perf_counter()
+    with cpu_time_limit(CASE_CPU_LIMIT_S):
+        result = load(document)
+    elapsed = time.perf_counter() - start
+    expected = ATTACK_OUTCOMES[attack]
+    if isinstance(result, DescriptionError):
+        message = str(result)
+        if encoding == 'cp037':  # EBCDIC: libxml2 refuses the encoding itself
+            assert 'EBCDIC' in message or expected in message, message
+        else:
+            assert expected in message, message
+        assert SECRET not in message
+        assert len(message) < 400, message
+    else:
+        assert expected == 'accepted' or encoding == 'cp037', f'{attack} was accepted'
+        everything = repr(result.description)
+        assert SECRET not in everything
+        assert '&' not in ''.join(result.links)
+    assert not fifo.opened, 'the parser opened the named pipe'
+    assert hits == [], f'the parser fetched {hits}'
+    assert elapsed < 1.0, f'{elapsed:.2f} s'
+
+
+@fuzz_settings(HOSTILE_EXAMPLES)
+@given(data=st.data())
+def test_fuzz_hostile_fragments_never_leak(data: st.DataObject, secret_file: Path) -> None:
+    """DOCTYPE, entity, XInclude and PI fragments spliced anywhere, in any encoding."""
+    uri = secret_file.as_uri()
+    fragments = [
+        f'<!DOCTYPE robot [<!ENTITY s SYSTEM "{uri}">]>', '&s;', '&lol;',
+        f'<!DOCTYPE robot SYSTEM "{uri}">', f'<!ENTITY s SYSTEM "{uri}">',
+        f'<!DOCTYPE robot [<!ENTITY % p SYSTEM "{uri}">%p;]>', laughs(3), '&lol3;',
+        f'<xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="{uri}" parse="text"/>',
+        f'<?xml-stylesheet href="{uri}"?>', f'<!ATTLIST link name CDATA "{uri}">',
+        '<!DOCTYPE robot [', ']>', '<!ELEMENT robot ANY>', '<![CDATA[&s;]]>']
+    text = etree.tostring(SAMPLE_TREE, encoding='unicode')
+    for _ in range(data.draw(st.integers(1, 4), label='fragments')):
+        at = data.draw(st.integers(0, len(text)), label='at')
+        text = text[:at] + data.draw(st.sampled_from(fragments), label='fragment') + text[at:]
+    encoding = data.draw(st.sampled_from(['str', 'utf-8', 'utf-16', 'utf-32-le', 'latin-1']))
+    document = text if encoding == 'str' else text.encode(encoding)
+    with cpu_time_limit(CASE_CPU_LIMIT_S):
+        result = load(document)
+    seen = str(result) if isinstance(result, DescriptionError) else repr(result.description)
+    assert SECRET not in seen
+    if not isinstance(result, DescriptionError):
+        # whatever was accepted holds no declaration: a DOCTYPE or ENTITY always is refused
+        assert '<!DOCTYPE' not in text and '<!ENTITY' not in text
+
+
+# Bounded error messages ------------------------------------------------------------------
+
+def chain_text(count: int, *, kind: str = 'continuous', cycle: bool = False,
+               every: int = 1) -> str:
+    """A chain of `count` links; every `every`-th joint of type `kind`, the others fixed."""
+    links = ''.join(f'<link name="link_{i}"/>' for i in range(count))
+    joints = []
+    for i in range(count - 1):
+        joint_type = kind if i % every == every - 1 else 'fixed'
+        axis = '<axis xyz="0 0 1"/>' if joint_type != 'fixed' else ''
+        joints.append(f'<joint name="joint_{i}" type="{joint_type}"><parent link="link_{i}"/>'
+                      f'<child link="link_{i + 1}"/><origin xyz="0.001 0 0" rpy="0 0 0.01"/>'
+                      f'{axis}</joint>')
+    if cycle:
+        joints.append(f'<joint name="closing" type="fixed"><parent link="link_{count - 1}"/>'
+                      '<child link="link_0"/></joint>')
+    return f'<robot name="chain_{count}">{links}{"".join(joints)}</robot>'
+
+
+def many_roots(count: int) -> str:
+    return '<robot name="r">' + ''.join(f'<link name="root_{i}"/>' for i in range(count)) \
+        + '</robot>'
+
+
+def mimic_ring(count: int) -> str:
+    links = ''.join(f'<link name="l{i}"/>' for i in range(count + 1))
+    joints = ''.join(
+        f'<joint name="j{i}" type="continuous"><parent link="l0"/><child link="l{i + 1}"/>'
+        f'<axis xyz="0 0 1"/><mimic joint="j{(i + 1) % count}"/></joint>' for i in range(count))
+    return f'<robot name="r">{links}{joints}</robot>'
+
+
+MESSAGE_LIMIT = 2000
+
+
+@pytest.mark.parametrize('document, phrase', [
+    pytest.param(chain_text(10_000, cycle=True), 'cycle', id='10k-link-cycle'),
+    pytest.param(many_roots(10_000), 'root links', id='10k-roots'),
+    pytest.param(mimic_ring(5_000), 'mimic cycle', id='5k-mimic-ring'),
+    pytest.param(chain_text(20, cycle=True), 'cycle', id='20-link-cycle'),
+    pytest.param('<robot name="r">' + '<link name="a"/>' * 10_000 + '</robot>', 'twice',
+                 id='10k-duplicate-links'),
+    pytest.param('<robot name="' + 'n' * 1_000_000 + '"/>', 'no links', id='1MB-robot-name'),
+    pytest.param('<robot name="r"><link name="a"/><joint name="' + 'j' * 1_000_000
+                 + '" type="x"/></robot>', 'unknown type', id='1MB-joint-name'),
+])
+def test_error_messages_stay_short(document: str, phrase: str) -> None:
+    start = time.perf_counter()
+    error = load(document)
+    elapsed = time.perf_counter() - start
+    assert isinstance(error, DescriptionError)
+    assert phrase in str(error)
+    assert elapsed < 5.0
+    assert len(str(error)) <= MESSAGE_LIMIT, f'message of {len(str(error))} characters'
+
+
+# Big inputs -------------------------------------------------------------------------------
+
+# Builds a document in a child process, parses it there, reports time and peak memory. The
+# child measures its own baseline (imports done) before building, so that only the document
+# and its parse are counted.
+CHILD = r"""
+import json, sys, time
+from urdf_state_publisher import DescriptionError, RobotModel
+kind, megabytes = sys.argv[1], float(sys.argv[2])
+size = int(megabytes * 1e6)
+sample = open(sys.argv[3]).read()
+head = '<robot name="sample_arm">'
+def high_water_mark():
+    # VmHWM, not ru_maxrss: a child inherits its parent's ru_maxrss, not its VmHWM
+    for line in open('/proc/self/status'):
+        if line.startswith('VmHWM:'):
+            return int(line.split()[1]) * 1024
+baseline = high_water_mark()
+if kind == 'comment':
+    text = sample.replace(head, head + '<!--' + 'c' * size + '-->')
+elif kind == 'comments':
+    text = sample.replace(head, head + '<!-- many small comments -->' * (size // 28))
+elif kind == 'text':
+    text = sample.replace(head, head + '<gazebo>' + 't' * size + '</gazebo>')
+elif kind == 'attribute':
+    text = sample.replace(head, head[:-1] + ' note="' + 'a' * size + '">')
+elif kind == 'visuals':
+    visual = ('<visual><origin xyz="0 0 0.1" rpy="0 0 0"/><geometry><box size="0.1 0.2 0.3"/>'
+              '</geometry></visual>')
+    text = sample.replace('<link name="base_footprint"/>',
+                          '<link name="base_footprint">' + visual * (size // len(visual))
+                          + '</link>')
+elif kind == 'links':
+    item = ('<link name="L{0}"><visual><geometry><box size="1 1 1"/></geometry></visual></link>'
+            '<joint name="J{0}" type="fixed"><parent link="base_footprint"/>'
+            '<child link="L{0}"/></joint>')
+    text = sample.replace('</robot>', ''.join(item.format(i) for i in range(size // 170))
+                          + '</robot>')
+start = time.perf_counter()
+try:
+    model = RobotModel.from_urdf(text)
+    outcome = f'accepted: {len(model.links)} links'
+except DescriptionError as error:
+    outcome = 'refused: ' + str(error)[:200]
+elapsed = time.perf_counter() - start
+peak = high_water_mark()
+print(json.dumps({'bytes': len(text), 'outcome': outcome, 'seconds': elapsed,
+                  'extra_mb': (peak - baseline) / 1e6}))
+"""
+
+
+def measure_in_child(kind: str, megabytes: float, timeout: float) -> dict:
+    """Parse a generated document of about `megabytes` MB in a child; time and memory."""
+    try:
+        completed = subprocess.run(
+            [sys.executable, '-c', CHILD, kind, str(megabytes), str(SAMPLE_URDF)],
+            capture_output=True, text=True, timeout=timeout, check=True)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f'{megabytes} MB of {kind}: still parsing after {timeout} s')
+    result = json.loads(completed.stdout.strip().splitlines()[-1])
+    print(f'\n{megabytes} MB of {kind}: {result}')
+    return result
+
+
+# A description is handled in bounded time and memory: at most this many seconds and this
+# many bytes of extra memory per byte of input.
+BIG_SECONDS = 10.0
+MEMORY_PER_BYTE = 4.0
+
+
+@pytest.mark.parametrize('kind', ['comment', 'text', 'attribute'])
+def test_50mb_description_is_handled_in_bounded_time_and_memory(kind: str) -> None:
+    result = measure_in_child(kind, 50, timeout=60)
+    assert result['bytes'] >= 50e6
+    assert result['seconds'] < BIG_SECONDS
+    assert result['extra_mb'] * 1e6 < MEMORY_PER_BYTE * result['bytes']
+    assert result['outcome'].startswith('refused'), 'lxml refuses nodes above 10 MB'
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('kind', ['visuals', 'links', 'comments'])
+def test_50mb_description_of_many_elements(kind: str) -> None:
+    result = measure_in_child(kind, 50, timeout=3 * BIG_SECONDS)
+    assert result['seconds'] < BIG_SECONDS
+    assert result['extra_mb'] * 1e6 < MEMORY_PER_BYTE * result['bytes']
+
+
+def test_visual_elements_parse_quickly() -> None:
+    """2 MB of <visual> elements: lxml alone needs ~40 ms; the loader takes ~1.1 s."""
+    visual = ('<visual><origin xyz="0 0 0.1" rpy="0 0 0"/><geometry><box size="0.1 0.2 0.3"/>'
+              '</geometry></visual>')
+    text = SAMPLE_URDF.read_text().replace(
+        '<link name="base_footprint"/>',
+        '<link name="base_footprint">' + visual * (2_000_000 // len(visual)) + '</link>')
+    start = time.perf_counter()
+    RobotModel.from_urdf(text)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.25, f'{elapsed:.2f} s for {len(text) / 1e6:.1f} MB'
+
+
+CHAIN_BUILD_SECONDS = 10.0
+
+
+def test_10000_link_chain_builds_and_updates() -> None:
+    text = chain_text(10_000)
+    start = time.perf_counter()
+    model = RobotModel.from_urdf(text)
+    built = time.perf_counter() - start
+    assert len(model.links) == 10_000
+    assert built < CHAIN_BUILD_SECONDS
+    values = np.linspace(-3, 3, len(model.scalar_joints))
+    start = time.perf_counter()
+    update = model.update(model.scalar_joints, values)
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    update = model.update(model.scalar_joints, values)
+    again = time.perf_counter() - start
+    assert_finite_unit(update.transforms, '10k chain')
+    tip = model.frame_pose('link_9999', dict(zip(model.scalar_joints, values)))
+    assert_finite_unit([(*tip.translation, *tip.rotation)], 'tip pose')
+    print(f'\n10k-link chain: build {built:.2f} s, first update {first * 1e3:.1f} ms, '
+          f'next {again * 1e3:.2f} ms')
+    assert first < 1.0 and again < 0.1
+
+
+def mimic_chain(depth: int) -> str:
+    links = ''.join(f'<link name="l{i}"/>' for i in range(depth + 1))
+    joints = ''.join(
+        f'<joint name="j{i}" type="continuous"><parent link="l0"/><child link="l{i + 1}"/>'
+        '<axis xyz="0 0 1"/>' + (f'<mimic joint="j{i - 1}"/>' if i else '') + '</joint>'
+        for i in range(depth))
+    return f'<robot name="r">{links}{joints}</robot>'
+
+
+def first_update_seconds(model: RobotModel) -> float:
+    start = time.perf_counter()
+    model.update(['j0'], [0.1])
+    return time.perf_counter() - start
+
+
+def test_deep_mimic_chain_plans_in_linear_time() -> None:
+    small, large = (RobotModel.from_urdf(mimic_chain(depth)) for depth in (400, 1600))
+    ratio = min(first_update_seconds(large) for _ in range(1)) / max(
+        first_update_seconds(small), 1e-4)
+    # 4x the depth: ~4x the time if linear, ~16x if quadratic
+    assert ratio < 8, f'4x deeper chain took {ratio:.1f}x longer'
+
+
+def test_plan_cache_memory_is_bounded() -> None:
+    import tracemalloc
+
+    model = RobotModel.from_file(SAMPLE_URDF)
+    tracemalloc.start()
+    try:
+        for k in range(260):
+            names = [f'no_such_joint_{k}_{i}' for i in range(600)] + ['elbow_joint']
+            model.update(names, np.zeros(len(names)))
+        del names
+        retained = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert retained < 4e6, f'{retained / 1e6:.0f} MB retained by 260 random name lists'
+
+
+def test_warnings_of_a_junk_filled_description_are_bounded() -> None:
+    model = RobotModel.from_urdf('<robot name="r"><link name="a"/>' + '<junk/>' * 50_000
+                                 + '</robot>')
+    assert len(model.warnings) <= 100
+    assert sum(len(w) for w in model.warnings) <= 20_000
+
+
+def test_jvrc1_and_sample_load_without_warnings_quickly() -> None:
+    """The seeds of the mutation fuzz are themselves sound."""
+    for path in (SAMPLE_URDF, jvrc1_path()):
+        start = time.perf_counter()
+        model = RobotModel.from_file(path)
+        assert time.perf_counter() - start < 0.5
+        assert overflow_free(model)
+        assert model.warnings == ()
+
