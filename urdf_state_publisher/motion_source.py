@@ -17,13 +17,13 @@ import math
 import sys
 
 import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
 from urdf_state_publisher.description import JointType
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.model import RobotModel
+from urdf_state_publisher.node import spin_until_shutdown
 
 __all__ = ['JointMotion', 'MotionPlan', 'MotionSource', 'main']
 
@@ -188,17 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
     rclpy.init(args=['motion_source', *ros])
-    node = MotionSource(plan, rate=args.rate)
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
+    spin_until_shutdown(MotionSource(plan, rate=args.rate))
     return 0
 
 

@@ -32,7 +32,7 @@ from urdf_state_publisher.model import RobotModel, UpdatePlan
 from urdf_state_publisher.parameters import NodeConfig, PARAMETERS, ParameterValueError
 from urdf_state_publisher.tf_wire import build_tf_message, TransformTemplate
 
-__all__ = ['UrdfStatePublisher', 'main']
+__all__ = ['UrdfStatePublisher', 'main', 'spin_until_shutdown']
 
 TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
                     reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
@@ -515,6 +515,12 @@ def main(args: list[str] | None = None) -> int:
         print(f'urdf_state_publisher: {error}', file=sys.stderr)
         rclpy.try_shutdown()
         return 1
+    spin_until_shutdown(node)
+    return 0
+
+
+def spin_until_shutdown(node: Node) -> None:
+    """Spin `node` until SIGINT, SIGTERM or shutdown; then destroy it and shut rclpy down."""
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     try:
@@ -525,4 +531,3 @@ def main(args: list[str] | None = None) -> int:
         executor.shutdown()
         node.destroy_node()
         rclpy.try_shutdown()
-    return 0
