@@ -46,7 +46,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
                   '<limit> alone.'),
     ParameterSpec('publish_default_positions', False,
                   'Until the first JointState arrives, publish moving joints at their default '
-                  'positions (from <model_state>, else 0 or mid-range).'),
+                  'positions (from <model_state>, else 0 or mid-range).', read_only=True),
 )
 
 
