@@ -35,6 +35,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument('--minutes', type=float, default=30.0, help='duration (default 30)')
     parser.add_argument('--rate', type=float, default=1000.0,
                         help='JointStates per second (default 1000)')
+    parser.add_argument('--depth', type=int, default=5,
+                        help="the node's joint_states queue depth, set through its QoS-override "
+                             'parameter (default 5: SensorDataQoS, as robot_state_publisher)')
     parser.add_argument('--interval', type=float, default=10.0,
                         help='seconds between samples (default 10; shorter for short runs, so '
                              'that there are at least 6 samples)')
@@ -57,12 +60,13 @@ def robot_path(name: str) -> Path:
 class Node:
     """The node in its own process, with a parameters file and a log file."""
 
-    def __init__(self, directory: Path, description: str, rate: float):
+    def __init__(self, directory: Path, description: str, rate: float, depth: int):
         import yaml
 
         parameters = directory / 'soak_params.yaml'
         parameters.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
-            'robot_description': description, 'publish_frequency': float(rate)}}}))
+            'robot_description': description, 'publish_frequency': float(rate),
+            'qos_overrides': {'/joint_states': {'subscription': {'depth': depth}}}}}}))
         self.log_path = directory / 'soak_node.log'
         self._log = open(self.log_path, 'w')
         self.process = subprocess.Popen(
@@ -252,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
           f'{arguments.minutes:g} min, samples every {interval:g} s, '
           f'ROS_DOMAIN_ID={os.environ["ROS_DOMAIN_ID"]}, node log {directory / "soak_node.log"}')
 
-    node_process = Node(directory, description, arguments.rate)
+    node_process = Node(directory, description, arguments.rate, arguments.depth)
     # Ctrl-C as KeyboardInterrupt in this thread, so the publishing thread stops before the
     # context does (rclpy's own handler would shut the context down under it).
     from rclpy.signals import SignalHandlerOptions
