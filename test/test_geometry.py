@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 import numpy as np
 import pytest
+from reference_math import homogeneous, pose_matrix, quaternion_matrix, rodrigues
 
 from urdf_state_publisher.geometry import (
     normalized,
@@ -35,34 +36,6 @@ def rot_y(a: float) -> np.ndarray:
 def rot_z(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def skew(v) -> np.ndarray:
-    x, y, z = v
-    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
-
-
-def rodrigues(axis, angle: float) -> np.ndarray:
-    """Rotation by `angle` about the unit vector `axis`: I + sin·K + (1 - cos)·K²."""
-    k = skew(axis)
-    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * k @ k
-
-
-def quaternion_matrix(q) -> np.ndarray:
-    """Rotation matrix of a unit quaternion (x, y, z, w): (w² - v·v)I + 2vvᵀ + 2w[v]×."""
-    v, w = np.array(q[:3], dtype=float), float(q[3])
-    return (w * w - v @ v) * np.eye(3) + 2 * np.outer(v, v) + 2 * w * skew(v)
-
-
-def homogeneous(translation, rotation: np.ndarray) -> np.ndarray:
-    m = np.eye(4)
-    m[:3, :3] = rotation
-    m[:3, 3] = translation
-    return m
-
-
-def expected_matrix(pose: Pose) -> np.ndarray:
-    return homogeneous(pose.translation, quaternion_matrix(pose.rotation))
 
 
 # Strategies -------------------------------------------------------------------------------
@@ -177,7 +150,7 @@ def test_from_xyz_rpy_is_urdf_origin(xyz, roll, pitch, yaw):
 @given(poses)
 def test_matrix_is_homogeneous_transform(pose):
     m = pose.matrix()
-    assert np.abs(m - expected_matrix(pose)).max() < TOLERANCE
+    assert np.abs(m - pose_matrix(pose)).max() < TOLERANCE
     assert np.abs(m[:3, :3] @ m[:3, :3].T - np.eye(3)).max() < TOLERANCE
     assert np.linalg.det(m[:3, :3]) == pytest.approx(1.0, abs=TOLERANCE)
     assert m[3].tolist() == [0.0, 0.0, 0.0, 1.0]
@@ -186,7 +159,7 @@ def test_matrix_is_homogeneous_transform(pose):
 @PROPERTY
 @given(poses, poses)
 def test_composition_is_matrix_product(a, b):
-    assert np.abs((a * b).matrix() - expected_matrix(a) @ expected_matrix(b)).max() < 1e-11
+    assert np.abs((a * b).matrix() - pose_matrix(a) @ pose_matrix(b)).max() < 1e-11
 
 
 @PROPERTY
@@ -206,7 +179,7 @@ def test_identity_is_neutral(pose):
 @given(poses)
 def test_inverse_undoes(pose):
     inverse = pose.inverse()
-    assert np.abs(inverse.matrix() - np.linalg.inv(expected_matrix(pose))).max() < 1e-11
+    assert np.abs(inverse.matrix() - np.linalg.inv(pose_matrix(pose))).max() < 1e-11
     for composed in (pose * inverse, inverse * pose):
         assert np.abs(composed.matrix() - np.eye(4)).max() < 1e-11
 
@@ -224,5 +197,5 @@ def test_inverse_of_product_is_reversed_product_of_inverses(a, b):
 def test_pose_maps_points_like_its_matrix(pose, point):
     # Pose((p), identity) is the point p; composing places it in the parent frame.
     mapped = (pose * Pose(point)).translation
-    expected = expected_matrix(pose) @ np.array([*point, 1.0])
+    expected = pose_matrix(pose) @ np.array([*point, 1.0])
     assert np.abs(np.array(mapped) - expected[:3]).max() < 1e-11

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 import numpy as np
 import pytest
+from reference_math import homogeneous, pose_matrix, quaternion_matrix, rodrigues
 
 from urdf_state_publisher import Pose, RobotModel
 
@@ -39,26 +40,10 @@ ROBOT_FILES = {'sample_arm': lambda: SAMPLE_URDF, 'jvrc1': jvrc_urdf}
 
 # Independent math -------------------------------------------------------------------------
 
-def skew(v) -> np.ndarray:
-    x, y, z = v
-    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
-
-
-def rodrigues(axis, angle: float) -> np.ndarray:
-    k = skew(axis)
-    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * k @ k
-
-
 def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     """URDF's fixed-axis rpy: Rz(yaw)·Ry(pitch)·Rx(roll)."""
     return (rodrigues((0, 0, 1), yaw) @ rodrigues((0, 1, 0), pitch)
             @ rodrigues((1, 0, 0), roll))
-
-
-def quaternion_matrix(q) -> np.ndarray:
-    """Rotation matrix of a unit quaternion (x, y, z, w)."""
-    v, w = np.array(q[:3], dtype=float), float(q[3])
-    return (w * w - v @ v) * np.eye(3) + 2 * np.outer(v, v) + 2 * w * skew(v)
 
 
 def hamilton(a, b) -> tuple[float, ...]:
@@ -66,17 +51,6 @@ def hamilton(a, b) -> tuple[float, ...]:
     va, wa, vb, wb = np.array(a[:3]), a[3], np.array(b[:3]), b[3]
     v = wa * vb + wb * va + np.cross(va, vb)
     return (*v.tolist(), wa * wb - va @ vb)
-
-
-def homogeneous(translation, rotation: np.ndarray) -> np.ndarray:
-    m = np.eye(4)
-    m[:3, :3] = rotation
-    m[:3, 3] = translation
-    return m
-
-
-def pose_matrix(pose: Pose) -> np.ndarray:
-    return homogeneous(pose.translation, quaternion_matrix(pose.rotation))
 
 
 def axis_angle_quaternion(axis, angle: float) -> tuple[float, ...]:
