@@ -259,24 +259,31 @@ def undeclared_parameters(used: Iterable[str], declared: Iterable[str]) -> list[
 
 # --- Fixtures -------------------------------------------------------------------------------
 
-@pytest.fixture(scope='module')
-def declared_parameters() -> frozenset[str]:
-    """Return the names of the parameters a real node instance declares (rclpy, in-process)."""
+def parameter_names(make_node) -> frozenset[str]:
+    """Return the names of the parameters `make_node(context)` declares, in a fresh context."""
     import rclpy
-    from rclpy.parameter import Parameter
-
-    from urdf_state_publisher.node import UrdfStatePublisher
 
     context = rclpy.Context()
     rclpy.init(context=context)
     try:
-        node = UrdfStatePublisher(context=context, parameter_overrides=[
-            Parameter('robot_description', value=SAMPLE_URDF.read_text(encoding='utf-8'))])
+        node = make_node(context)
         names = frozenset(node.list_parameters([], 0).names)
         node.destroy_node()
     finally:
         rclpy.try_shutdown(context=context)
     return names
+
+
+@pytest.fixture(scope='module')
+def declared_parameters() -> frozenset[str]:
+    """Return the names of the parameters a real node instance declares (rclpy, in-process)."""
+    from rclpy.parameter import Parameter
+
+    from urdf_state_publisher.node import UrdfStatePublisher
+
+    description = Parameter('robot_description', value=SAMPLE_URDF.read_text(encoding='utf-8'))
+    return parameter_names(lambda context: UrdfStatePublisher(
+        context=context, parameter_overrides=[description]))
 
 
 @pytest.fixture(scope='module')
@@ -284,15 +291,7 @@ def rclpy_standard_parameters() -> frozenset[str]:
     """Return the names every rclpy node declares (use_sim_time, ...), from a bare node."""
     import rclpy
 
-    context = rclpy.Context()
-    rclpy.init(context=context)
-    try:
-        node = rclpy.create_node('bare', context=context)
-        names = frozenset(node.list_parameters([], 0).names)
-        node.destroy_node()
-    finally:
-        rclpy.try_shutdown(context=context)
-    return names
+    return parameter_names(lambda context: rclpy.create_node('bare', context=context))
 
 
 @pytest.fixture(scope='module')
