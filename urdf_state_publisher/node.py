@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from functools import cached_property
 import sys
 import time
 
@@ -28,7 +29,7 @@ from tf2_msgs.msg import TFMessage
 from urdf_state_publisher.description import read_description_file
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import normalized, Pose
-from urdf_state_publisher.model import RobotModel, UpdatePlan
+from urdf_state_publisher.model import JointUpdate, RobotModel, UpdatePlan
 from urdf_state_publisher.parameters import NodeConfig, PARAMETERS, ParameterValueError
 from urdf_state_publisher.tf_wire import build_tf_message, TransformTemplate
 
@@ -82,6 +83,22 @@ class ActiveModel:
         else:
             self._templates.move_to_end(key)
         return template
+
+    @cached_property
+    def default_update(self) -> JointUpdate:
+        """The single-value joints at their default positions (computed once per model)."""
+        defaults = self.model.default_positions()
+        return self.model.update(tuple(defaults), list(defaults.values()))
+
+    @cached_property
+    def default_pose_rows(self) -> tuple[list[tuple[str, str]], np.ndarray]:
+        """Frames and transforms of the floating and planar joints at their origins."""
+        frames, rows = [], []
+        for name in self.model.pose_joints:
+            joint, pose = self.model.joint(name), self.model.joint_pose(name, Pose())
+            frames.append((self.frame_prefix + joint.parent, self.frame_prefix + joint.child))
+            rows.append((*pose.translation, *pose.rotation))
+        return frames, np.array(rows).reshape(-1, 7)
 
     def static_message(self, sec: int, nanosec: int) -> TFMessage:
         """The complete /tf_static message: fixed joints and sensor frames."""
@@ -444,21 +461,14 @@ class UrdfStatePublisher(Node):
         active = self._active
         if active is None:
             return
-        model = active.model
-        defaults = model.default_positions()
-        update = model.update(tuple(defaults), list(defaults.values()))
         sec, nanosec = self.get_clock().now().seconds_nanoseconds()
+        update = active.default_update
         if len(update.values):
             self._tf.publish(active.template(update.plan, None).serialize(
                 sec, nanosec, update.transforms))
-        if model.pose_joints:
-            frames, rows = [], []
-            for name in model.pose_joints:
-                joint, pose = model.joint(name), model.joint_pose(name, Pose())
-                frames.append((active.frame_prefix + joint.parent,
-                               active.frame_prefix + joint.child))
-                rows.append((*pose.translation, *pose.rotation))
-            self._tf.publish(build_tf_message(frames, sec, nanosec, np.array(rows)))
+        frames, rows = active.default_pose_rows
+        if frames:
+            self._tf.publish(build_tf_message(frames, sec, nanosec, rows))
 
     def _stop_default_positions(self) -> None:
         if self._default_timer is not None:
