@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-__all__ = ['Pose', 'normalized', 'quaternion_from_axis_angle', 'quaternion_from_rpy',
-           'quaternion_multiply', 'rotate']
+__all__ = ['Pose', 'Quaternion', 'Vector3', 'normalized', 'quaternion_from_axis_angle',
+           'quaternion_from_rpy', 'quaternion_multiply', 'rotate', 'rpy_from_quaternion']
 
 Vector3 = tuple[float, float, float]
 Quaternion = tuple[float, float, float, float]
@@ -61,10 +61,30 @@ def rotate(q: Quaternion, v: Vector3) -> Vector3:
 
 def normalized(q: Quaternion) -> Quaternion:
     """`q` scaled to unit length; the identity for a zero or non-finite quaternion."""
-    n = math.hypot(*q)  # no overflow or underflow for finite components, unlike a sum of squares
-    if not math.isfinite(n) or n == 0.0:
+    # hypot overflows to inf near the largest double: scale to a largest |component| of 1 first.
+    scale = max(abs(q[0]), abs(q[1]), abs(q[2]), abs(q[3]))
+    if not math.isfinite(scale) or scale == 0.0:
         return (0.0, 0.0, 0.0, 1.0)
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+    x, y, z, w = q[0] / scale, q[1] / scale, q[2] / scale, q[3] / scale
+    n = math.hypot(x, y, z, w)
+    return (x / n, y / n, z / n, w / n)
+
+
+def rpy_from_quaternion(q: Quaternion) -> Vector3:
+    """Fixed-axis roll, pitch, yaw of the unit quaternion `q`: the inverse of quaternion_from_rpy.
+
+    Roll and pitch are read after undoing the yaw, from matrix entries of size ~1, so that
+    near pitch ±90° (where yaw is ill-defined) roll absorbs whatever yaw's rounding leaves.
+    """
+    x, y, z, w = q
+    r00, r10, r20 = 1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)
+    r01, r11 = 2 * (x * y - w * z), 1 - 2 * (x * x + z * z)
+    r02, r12 = 2 * (x * z + w * y), 2 * (y * z - w * x)
+    yaw = math.atan2(r10, r00)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    pitch = math.atan2(-r20, cy * r00 + sy * r10)
+    roll = math.atan2(sy * r02 - cy * r12, cy * r11 - sy * r01)
+    return (roll, pitch, yaw)
 
 
 @dataclass(frozen=True)

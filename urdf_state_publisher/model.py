@@ -97,7 +97,7 @@ class RobotModel:
         joints = description.joints
         self._joints = {j.name: j for j in joints}
         self._parent_joint = {j.child: j for j in joints}
-        self._origin = {j.name: Pose.from_xyz_rpy(j.origin.xyz, j.origin.rpy) for j in joints}
+        self._origin = {j.name: Pose(j.origin.xyz, j.origin.rotation) for j in joints}
 
         self.scalar_joints = tuple(j.name for j in joints if j.type.single_value)
         self.pose_joints = tuple(j.name for j in joints if j.type in POSE_TYPES)
@@ -441,8 +441,7 @@ class RobotModel:
         """Transforms that never change: fixed joints, then sensor frames."""
         fixed = tuple(FrameTransform(self._joints[n].parent, self._joints[n].child,
                                      self._origin[n]) for n in self.fixed_joints)
-        sensors = tuple(FrameTransform(s.parent, s.name, Pose.from_xyz_rpy(s.origin.xyz,
-                                                                           s.origin.rpy))
+        sensors = tuple(FrameTransform(s.parent, s.name, Pose(s.origin.xyz, s.origin.rotation))
                         for s in self.sensors)
         return fixed + sensors
 
@@ -479,8 +478,8 @@ class RobotModel:
                 else scalar.get(joint.name, 0.0)
             poses[joint.child] = poses[joint.parent] * self.joint_pose(joint.name, value)
         for sensor in self.sensors:
-            poses[sensor.name] = poses[sensor.parent] * Pose.from_xyz_rpy(sensor.origin.xyz,
-                                                                          sensor.origin.rpy)
+            poses[sensor.name] = poses[sensor.parent] * Pose(sensor.origin.xyz,
+                                                             sensor.origin.rotation)
         return poses
 
     def frame_pose(self, frame: str, values: Mapping[str, float | Pose] = {},

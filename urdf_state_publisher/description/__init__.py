@@ -1,0 +1,37 @@
+"""Load robot-description text (URDF 1.0 or 1.1, or xacro expanded to URDF) into a Description.
+
+Every element is read once, with the hardened lxml parser of `xml_safety`: origins by
+`origins`, joints by `joints`, sensors by `sensors`, <model_state> by `model_state`; checks
+that span elements (mimics, the tree) live in `validation`.
+"""
+
+from urdf_state_publisher.description.files import expand_xacro, read_description_file
+from urdf_state_publisher.description.parse import parse_description
+from urdf_state_publisher.description.records import (
+    Description,
+    Joint,
+    JointType,
+    Limits,
+    Mimic,
+    Origin,
+    Sensor,
+    SoftLimits,
+)
+from urdf_state_publisher.description.xml_safety import MAX_DESCRIPTION_BYTES
+from urdf_state_publisher.errors import DescriptionError
+
+__all__ = [
+    'Description',
+    'DescriptionError',
+    'Joint',
+    'JointType',
+    'Limits',
+    'MAX_DESCRIPTION_BYTES',
+    'Mimic',
+    'Origin',
+    'Sensor',
+    'SoftLimits',
+    'expand_xacro',
+    'parse_description',
+    'read_description_file',
+]

@@ -1,0 +1,162 @@
+"""parse_description: robot-description text to a validated Description, each element read once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from urdf_state_publisher.description.joints import read_joint
+from urdf_state_publisher.description.messages import (
+    describe_exception,
+    line_of,
+    lines_of,
+    quoted,
+    shorten,
+    warn_unknown_children,
+    Warnings,
+)
+from urdf_state_publisher.description.model_state import read_model_state
+from urdf_state_publisher.description.origins import read_origin
+from urdf_state_publisher.description.records import Description, Joint, URDF_1_1
+from urdf_state_publisher.description.sensors import read_sensors
+from urdf_state_publisher.description.validation import (
+    build_tree,
+    check_mimics,
+    soft_limit_warnings,
+)
+from urdf_state_publisher.description.version import read_version
+from urdf_state_publisher.description.xml_safety import parse_xml, strip_default_namespace
+from urdf_state_publisher.errors import DescriptionError
+
+__all__ = ['parse_description']
+
+_READ_ROBOT_CHILDREN = ('link', 'joint', 'sensor', 'model_state')
+_SKIPPED_ROBOT_CHILDREN = ('material', 'gazebo', 'transmission')
+_KNOWN_ROBOT_CHILDREN = (*_READ_ROBOT_CHILDREN, *_SKIPPED_ROBOT_CHILDREN)
+# The children of <link> in the URDF spec (origin is a deprecated extra that urdfdom_py reads).
+_LINK_PARTS = ('visual', 'collision', 'inertial')
+_KNOWN_LINK_CHILDREN = (*_LINK_PARTS, 'origin')
+
+
+def parse_description(text: str | bytes) -> Description:
+    """Parse and validate robot-description (URDF 1.0 or 1.1) text.
+
+    Raises DescriptionError, and nothing else, for anything that cannot become one tree of
+    links and joints; problems that leave the model usable are returned in `warnings`.
+    A <mimic> on a fixed, floating or planar joint is dropped with a warning (such a joint has
+    no single position to set); a mimic whose leader is such a joint is an error. Of a link the
+    kinematic model needs only the name; an unknown child element of a link is warned about.
+    In a URDF 1.1 document the origins of a link's visual, collision and inertial elements are
+    checked as joint origins are (their geometry, a capsule included, is not read); a 1.0
+    document's link contents are not read at all. Of a joint, only the first of each kind of
+    child is read (a repeat is warned about), and elements inside them are ignored, with a
+    warning. The axis of fixed and floating joints is not read.
+
+    Descriptions of more than MAX_DESCRIPTION_BYTES (32 MiB; as UTF-8 for str) are refused
+    before parsing. At most the first 50 warnings found are kept; if there are more, a last,
+    51st, warning says how many more there were ('... and N more warnings').
+    """
+    try:
+        return _parse_description(text)
+    except DescriptionError:
+        raise
+    except Exception as exc:  # the promise is "only DescriptionError", whatever the input
+        raise DescriptionError(
+            f'robot description could not be read: {describe_exception(exc)}') from exc
+
+
+def _check_link_origins(element: Any, name: str, version: tuple[int, int],
+                        checked: set[tuple[str | None, ...]]) -> None:
+    """Check the <origin> of each visual, collision and inertial of a link, as urdfdom would.
+
+    `checked` holds the attribute values already found valid: a description that repeats one
+    visual a million times costs one check and a million set look-ups.
+    """
+    for part in element.iterchildren(*_LINK_PARTS):
+        origin = part.find('origin')
+        if origin is None:
+            continue
+        key = (origin.get('xyz'), origin.get('rpy'), origin.get('quat_xyzw'))
+        if key not in checked:
+            read_origin(origin, version, f'link {quoted(name)} <{part.tag}>')
+            checked.add(key)
+
+
+def _read_links(elements: list[Any], version: tuple[int, int], warnings: Warnings) -> list[str]:
+    """Link names in document order; DescriptionError for a missing or repeated name."""
+    by_name: dict[str, Any] = {}
+    checked: set[tuple[str | None, ...]] = set()
+    for element in elements:
+        name = element.get('name')
+        if not name:
+            raise DescriptionError(
+                f'a <link> element{line_of(element)} has no name; give every link a unique '
+                'name')
+        if name in by_name:
+            raise DescriptionError(
+                f'link {quoted(name)} is defined twice{lines_of(by_name[name], element)}; '
+                'link names must be unique')
+        by_name[name] = element
+        if len(element):
+            warn_unknown_children(element, _KNOWN_LINK_CHILDREN,
+                                  f'/robot/link[@name={quoted(name)}]', warnings)
+            if version >= URDF_1_1:
+                _check_link_origins(element, name, version, checked)
+    return list(by_name)
+
+
+def _read_joints(elements: list[Any], version: tuple[int, int],
+                 warnings: Warnings) -> dict[str, Joint]:
+    """Joints by name in document order; DescriptionError for a repeated name."""
+    joints: dict[str, Joint] = {}
+    joint_elements: dict[str, Any] = {}
+    for element in elements:
+        joint = read_joint(element, version, warnings)
+        if joint.name in joints:
+            raise DescriptionError(
+                f'joint {quoted(joint.name)} is defined twice'
+                f'{lines_of(joint_elements[joint.name], element)}; joint names must be unique')
+        joint_elements[joint.name] = element
+        joints[joint.name] = joint
+    return joints
+
+
+def _parse_description(text: str | bytes) -> Description:
+    root = parse_xml(text)
+    strip_default_namespace(root)
+    if root.tag != 'robot':
+        raise DescriptionError(
+            f'the root element is <{shorten(str(root.tag))}>, not <robot>; a URDF must be a '
+            '<robot> document')
+    robot_name = root.get('name')
+    if robot_name is None:
+        raise DescriptionError('the <robot> element has no name attribute; add name="..."')
+    version = read_version(root.get('version'))
+
+    warnings = Warnings()
+    # lxml filters children by tag in C: junk elements cost no Python time.
+    by_tag: dict[str, list[Any]] = {tag: [] for tag in _READ_ROBOT_CHILDREN}
+    for child in root.iterchildren(*_READ_ROBOT_CHILDREN):
+        by_tag[child.tag].append(child)
+    known = sum(map(len, by_tag.values())) + sum(
+        1 for _ in root.iterchildren(*_SKIPPED_ROBOT_CHILDREN))
+    warn_unknown_children(root, _KNOWN_ROBOT_CHILDREN, '<robot>', warnings, known)
+    if not by_tag['link']:
+        raise DescriptionError(
+            f'robot {quoted(robot_name)} has no links; a URDF needs at least one')
+
+    links = _read_links(by_tag['link'], version, warnings)
+    joints = check_mimics(_read_joints(by_tag['joint'], version, warnings), warnings)
+    root_link, ordered_links, ordered_joints = build_tree(links, list(joints.values()))
+    warnings.extend(soft_limit_warnings(ordered_joints))
+    sensors = read_sensors(by_tag['sensor'], set(links), version, warnings)
+    model_state = read_model_state(by_tag['model_state'], joints, warnings)
+    return Description(
+        name=robot_name,
+        root=root_link,
+        links=tuple(ordered_links),
+        joints=tuple(ordered_joints),
+        sensors=tuple(sensors),
+        model_state=model_state,
+        warnings=warnings.result(),
+        version=f'{version[0]}.{version[1]}',
+    )

@@ -1,0 +1,146 @@
+"""The frozen records a robot description is read into."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import enum
+
+from urdf_state_publisher.geometry import normalized, Quaternion, quaternion_from_rpy, Vector3
+
+__all__ = ['Description', 'Joint', 'JointType', 'Limits', 'Mimic', 'Origin', 'Sensor',
+           'SoftLimits', 'URDF_1_0', 'URDF_1_1']
+
+# URDF versions as (major, minor): what a document without a version attribute is, and the
+# first one with quaternion origins and capsules.
+URDF_1_0 = (1, 0)
+URDF_1_1 = (1, 1)
+
+
+class JointType(enum.Enum):
+    """The joint types of the URDF spec."""
+
+    REVOLUTE = 'revolute'
+    CONTINUOUS = 'continuous'
+    PRISMATIC = 'prismatic'
+    FIXED = 'fixed'
+    FLOATING = 'floating'
+    PLANAR = 'planar'
+
+    @property
+    def single_value(self) -> bool:
+        """Whether one number (a position) describes the joint's state."""
+        return self in _SINGLE_VALUE_TYPES
+
+
+_SINGLE_VALUE_TYPES = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC})
+
+
+@dataclass(frozen=True)
+class Origin:
+    """A URDF <origin>: where a frame sits in its parent; identity by default.
+
+    `quat_xyzw` is the quaternion as written in a URDF 1.1 document (any non-zero length), or
+    None when the rotation was written as `rpy` (or not at all). For a quaternion origin, `rpy`
+    holds equivalent fixed-axis roll, pitch, yaw for display; transforms use `rotation`, which
+    is exact for both forms.
+    """
+
+    xyz: Vector3 = (0.0, 0.0, 0.0)
+    rpy: Vector3 = (0.0, 0.0, 0.0)
+    quat_xyzw: Quaternion | None = None
+
+    @property
+    def rotation(self) -> Quaternion:
+        """The rotation as a unit quaternion (x, y, z, w)."""
+        if self.quat_xyzw is not None:
+            return normalized(self.quat_xyzw)
+        return quaternion_from_rpy(*self.rpy)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A joint's <limit>; lower and upper only mean something for revolute and prismatic joints."""
+
+    lower: float
+    upper: float
+    velocity: float
+    effort: float
+
+
+@dataclass(frozen=True)
+class SoftLimits:
+    """A joint's <safety_controller>; absent soft limits are 0, as the spec and urdfdom say."""
+
+    soft_lower: float
+    soft_upper: float
+    k_position: float
+    k_velocity: float
+
+
+@dataclass(frozen=True)
+class Mimic:
+    """A <mimic>, as written: this joint's value = multiplier * value of `joint` + offset."""
+
+    joint: str
+    multiplier: float = 1.0
+    offset: float = 0.0
+
+
+@dataclass(frozen=True)
+class Joint:
+    """A URDF joint with the spec's defaults applied and its axis of unit length."""
+
+    name: str
+    type: JointType
+    parent: str
+    child: str
+    origin: Origin
+    axis: Vector3
+    limits: Limits | None
+    soft_limits: SoftLimits | None
+    mimic: Mimic | None
+
+
+@dataclass(frozen=True)
+class Sensor:
+    """A URDF <sensor>: a frame attached to a link (its camera or ray details are not kept).
+
+    The sensor spec has no `type` attribute: `type` is that attribute when a file has one,
+    else the tag of the sensor's first other child element (`camera`, `ray`), else ''.
+    """
+
+    name: str
+    type: str
+    parent: str
+    origin: Origin
+    update_rate: float | None
+
+
+@dataclass(frozen=True)
+class Description:
+    """A validated robot description: one tree of links, joints parent-before-child.
+
+    `version` is the document's URDF version, '1.0' when it declares none.
+    """
+
+    name: str
+    root: str
+    links: tuple[str, ...]
+    joints: tuple[Joint, ...]
+    sensors: tuple[Sensor, ...]
+    model_state: dict[str, float]
+    warnings: tuple[str, ...]
+    version: str = '1.0'
+    _joints_by_name: dict[str, Joint] = field(
+        init=False, repr=False, compare=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Index the joints by name for `joint()`."""
+        object.__setattr__(self, '_joints_by_name', {j.name: j for j in self.joints})
+
+    def joint(self, name: str) -> Joint:
+        """Return the joint called `name`; KeyError if there is none."""
+        try:
+            return self._joints_by_name[name]
+        except KeyError:
+            raise KeyError(f'robot {self.name!r} has no joint {name!r}') from None
