@@ -1,31 +1,38 @@
 # Development commands for a machine without a ROS 2 install (ROS 2 comes from PyPI).
 # In a ROS 2 workspace, use colcon instead (see README).
-
-VENV ?= .venv
-PYTHON := $(VENV)/bin/python
+#
+# One environment per combination, under .venv/ (tools/bootstrap_env.sh):
+#   ROS_DISTRO=jazzy (default) | kilted     the ROS 2 wheels
+#   ROS_DISTRO=none                         no ROS: only the tests of the ROS-free layer
+#   PYTHON=python3 (default) | 3.10 | 3.12 | /path/to/python
+ROS_DISTRO ?= jazzy
+PYTHON ?= python3
+export ROS_DISTRO PYTHON
+IN_ENV := bash tools/bootstrap_env.sh run
+ROS_FREE_ONLY := $(if $(filter none,$(ROS_DISTRO)),-m ros_free)
 PYTEST_ARGS ?=
 DEMO_ARGS ?=
 BENCH_ARGS ?=
 
 .PHONY: env test test-long demo bench lint clean
 
-env:  ## create or refresh the virtual environment (fast when nothing changed)
+env:  ## create or refresh the environment (fast when nothing changed)
 	@bash tools/bootstrap_env.sh
 
-test: env  ## lint and the whole test suite
-	$(PYTHON) -m pytest $(PYTEST_ARGS)
+test:  ## lint and the whole test suite
+	@$(IN_ENV) python -m pytest $(ROS_FREE_ONLY) $(PYTEST_ARGS)
 
-test-long: env  ## also the long fuzzing and soak-style runs
-	$(PYTHON) -m pytest --run-slow $(PYTEST_ARGS)
+test-long:  ## also the long fuzzing and soak-style runs
+	@$(IN_ENV) python -m pytest --run-slow $(ROS_FREE_ONLY) $(PYTEST_ARGS)
 
-demo: env  ## the node on the sample robot, with a live view in the terminal
-	$(PYTHON) -m urdf_state_publisher.demo $(DEMO_ARGS)
+demo:  ## the node on the sample robot, with a live view in the terminal
+	@$(IN_ENV) python -m urdf_state_publisher.demo $(DEMO_ARGS)
 
-bench: env  ## the performance benchmark
-	$(PYTHON) bench/benchmark.py $(BENCH_ARGS)
+bench:  ## the performance benchmark
+	@$(IN_ENV) python bench/benchmark.py $(BENCH_ARGS)
 
-lint: env
-	$(VENV)/bin/ruff check .
+lint:
+	@$(IN_ENV) ruff check .
 
 clean:
-	rm -rf $(VENV) build install log
+	rm -rf .venv build install log

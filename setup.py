@@ -31,7 +31,7 @@ setup(
     extras_require={'test': ['pytest', 'hypothesis']},
     entry_points={
         'console_scripts': [
-            'urdf_state_publisher = urdf_state_publisher.node:main',
+            'urdf_state_publisher = urdf_state_publisher.process:main',
             'urdf_state_publisher_inspect = urdf_state_publisher.inspect_cli:main',
             'urdf_state_publisher_demo = urdf_state_publisher.demo:main',
         ],

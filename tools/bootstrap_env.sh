@@ -1,17 +1,83 @@
 #!/usr/bin/env bash
-# Create or refresh .venv: ROS 2 from PyPI, a generated tf2_msgs, this package (editable) and
-# its test tools. For machines with no ROS install; a ROS 2 workspace uses colcon instead.
+# The development environment for a machine without a ROS install: a virtual environment with
+# ROS 2 from PyPI, a generated tf2_msgs, this package (editable) and its test tools. A ROS 2
+# workspace uses colcon instead (README).
+#
+#   tools/bootstrap_env.sh              create or refresh the environment
+#   tools/bootstrap_env.sh run CMD ...  the same, then run CMD inside it
+#   tools/bootstrap_env.sh path         print the environment's folder
+#
+# Chosen by two variables, one environment per combination under .venv/, so switching
+# rebuilds nothing:
+#   ROS_DISTRO  jazzy (default, the LTS) or kilted: which ROS 2 wheels (requirements/ros2-*.txt);
+#               none: no ROS at all, for the ROS-free layer and its tests on any Python >= 3.10
+#   PYTHON      the interpreter: a command, a path or a version such as 3.12 (default python3);
+#               the ROS 2 wheels exist for CPython 3.10, 3.11 and 3.12
 #
 # Idempotent: each step records a stamp holding the hash of the files it depends on, and is
 # skipped while that hash is unchanged, so a second run costs a few hashes.
-set -euo pipefail
+set -Eeuo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-venv=${VENV:-$repo/.venv}
-python=${PYTHON:-python3}
 cd "$repo"
+distro=${ROS_DISTRO:-jazzy}
+current_step=checks
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+# Stops with what failed and what to do about it.
+fail() {
+  log "FAILED: $1"
+  log "what to do: $2"
+  exit 1
+}
+
+advice() {
+  case $current_step in
+    checks) echo 'see the message above' ;;
+    venv) echo "make sure '$python -m venv' works (Debian/Ubuntu: apt install python3-venv," \
+      "or the python3.X-venv package of that version), or choose another PYTHON" ;;
+    ros) echo "pip could not install requirements/ros2-$distro.txt (output above): check that" \
+      'PyPI is reachable; the ROS 2 wheels exist for CPython 3.10-3.12 on Linux x86_64' ;;
+    tf2_msgs) echo "generating tf2_msgs failed (log above, build folder $venv/build/tf2_msgs):" \
+      "remove $venv and run again; if it fails again, report the log" ;;
+    dev) echo 'pip could not install requirements/dev.txt (output above): check that PyPI is' \
+      'reachable' ;;
+    package) echo "pip could not install this package in editable mode (output above): check" \
+      'setup.py and setup.cfg' ;;
+  esac
+}
+
+on_error() {
+  fail "step '$current_step' (exit status $1 at ${BASH_SOURCE[0]}:$2)" "$(advice)"
+}
+trap 'on_error $? $LINENO' ERR
+
+case $distro in
+  jazzy | kilted | none) ;;
+  *) fail "ROS_DISTRO=$distro: this recipe installs jazzy or kilted from PyPI (or none)" \
+       'run with ROS_DISTRO=jazzy (the default) or ROS_DISTRO=kilted; on a machine with a ROS 2
+       install, build and test with colcon instead (README, "In a ROS 2 workspace")' ;;
+esac
+
+python=$(tools/find_python.sh "${PYTHON:-python3}") \
+  || fail "no interpreter for PYTHON=${PYTHON:-python3}" 'see the message above'
+py_version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+if [[ $distro == none ]]; then
+  [[ $py_version =~ ^3\.(1[0-9]|[2-9][0-9])$ ]] \
+    || fail "Python $py_version is too old" 'use Python 3.10 or newer'
+else
+  [[ $py_version =~ ^3\.1[0-2]$ ]] \
+    || fail "no ROS 2 $distro wheels for Python $py_version ($python)" \
+      'use Python 3.10, 3.11 or 3.12 (PYTHON=3.12 finds a pyenv-installed one), or
+       ROS_DISTRO=none for the ROS-free tests only'
+fi
+venv=${VENV:-$repo/.venv/$distro-py$py_version}
+
+if [[ ${1:-} == path ]]; then
+  echo "$venv"
+  exit 0
+fi
 
 # pip, with its output shown only when it fails (this machine's pip configuration names
 # local wheel folders that may not exist, and pip warns about each of them on every run).
@@ -32,30 +98,44 @@ step() {
   if [[ -f $stamp && $(<"$stamp") == "$hash" ]]; then
     return 0
   fi
-  log "$name ..."
+  current_step=$name
+  log "$name ($distro, Python $py_version) ..."
   "step_$name"
   echo "$hash" > "$stamp"
 }
 
 step_venv() {
   rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
   "$python" -m venv "$venv"
   pip_install --upgrade pip
 }
 
 step_ros() {
-  pip_install -r requirements/ros2-pypi.txt
-  # The generators' CMake files carry the wheel builder's absolute paths to the Python and
-  # numpy headers; point them at this interpreter's.
-  local py_include np_include
+  pip_install -r "requirements/ros2-$distro.txt"
+  rewrite_builder_paths
+}
+
+# The generators' CMake files carry the wheel builder's absolute paths to the Python and numpy
+# headers, /opt/python/cpXY-cpXY/..., with XY the wheel's Python version: point them at this
+# interpreter's, whatever the version.
+rewrite_builder_paths() {
+  local py_include np_include files left
   py_include=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
   np_include=$("$venv/bin/python" -c 'import numpy; print(numpy.get_include())')
-  grep -rl --include='*.cmake' '/opt/python/cp311-cp311' "$venv/share" | while read -r f; do
-    sed -i \
-      -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$np_include#g" \
-      -e "s#/opt/python/cp311-cp311/include/python3.11#$py_include#g" \
+  files=$(grep -rlE --include='*.cmake' '/opt/python/cp3[0-9]+-cp3[0-9]+/' "$venv/share" || true)
+  for f in $files; do
+    sed -i -E \
+      -e "s#/opt/python/cp3[0-9]+-cp3[0-9]+/lib/python3\.[0-9]+/site-packages/numpy/_core/include#$np_include#g" \
+      -e "s#/opt/python/cp3[0-9]+-cp3[0-9]+/include/python3\.[0-9]+#$py_include#g" \
       "$f"
   done
+  left=$(grep -rlE --include='*.cmake' '/opt/python/' "$venv/share" || true)
+  if [[ -n $left ]]; then
+    current_step=ros
+    fail "builder paths this recipe does not know are left in: $left" \
+      'extend rewrite_builder_paths in tools/bootstrap_env.sh to the new path'
+  fi
 }
 
 step_tf2_msgs() {
@@ -83,18 +163,32 @@ step_package() {
   pip_install -e .
 }
 
-# The tools that build tf2_msgs; a bare Debian machine may lack them.
-for tool in cmake make g++; do
-  if ! command -v "$tool" > /dev/null; then
-    log "installing the C/C++ build tools (missing: $tool) ..."
-    apt-get update -qq && apt-get install -y -qq cmake make g++ > /dev/null
-    break
-  fi
-done
+if [[ $distro != none ]]; then
+  # The tools that build tf2_msgs; a bare Debian machine may lack them.
+  for tool in cmake make g++; do
+    if ! command -v "$tool" > /dev/null; then
+      current_step="installing the C/C++ build tools (missing: $tool)"
+      log "$current_step ..."
+      apt-get update -qq && apt-get install -y -qq cmake make g++ > /dev/null \
+        || fail "$current_step" 'install cmake, make and g++ with your package manager'
+      break
+    fi
+  done
+fi
 
-step venv "$(hash_of <(command -v "$python"; "$python" --version))"
-step ros "$(hash_of requirements/ros2-pypi.txt)"
-step tf2_msgs "$(hash_of requirements/ros2-pypi.txt interfaces/tf2_msgs/msg/*.msg \
-  interfaces/tf2_msgs/CMakeLists.txt interfaces/tf2_msgs/package.xml)"
+step venv "$(hash_of <(echo "$python"; "$python" --version))"
+if [[ $distro != none ]]; then
+  step ros "$(hash_of "requirements/ros2-$distro.txt")"
+  step tf2_msgs "$(hash_of "requirements/ros2-$distro.txt" interfaces/tf2_msgs/msg/*.msg \
+    interfaces/tf2_msgs/CMakeLists.txt interfaces/tf2_msgs/package.xml)"
+fi
 step dev "$(hash_of requirements/dev.txt)"
 step package "$(hash_of setup.py setup.cfg package.xml)"
+
+if [[ ${1:-} == run ]]; then
+  shift
+  export VIRTUAL_ENV=$venv PATH="$venv/bin:$PATH"
+  exec "$@"
+fi
+log "ready: $venv ($distro, Python $py_version); run commands in it with" \
+  "'tools/bootstrap_env.sh run CMD' or $venv/bin/python"

@@ -5,26 +5,35 @@ The model layer imports no ROS package::
     from urdf_state_publisher import RobotModel
     model = RobotModel.from_file('robot.urdf.xacro', xacro_args=['prefix:=left_'])
     model.frame_pose('tool0', {'elbow_joint': 0.5})
+
+The names below are imported on first use: the node's entry point (`process.main`) must be
+able to install its signal handlers before numpy, lxml or rclpy are loaded.
 """
 
-from urdf_state_publisher.description import (
-    Description,
-    Joint,
-    JointType,
-    Limits,
-    Mimic,
-    Origin,
-    parse_description,
-    read_description_file,
-    Sensor,
-    SoftLimits,
-)
-from urdf_state_publisher.errors import DescriptionError
-from urdf_state_publisher.geometry import Pose
-from urdf_state_publisher.model import FrameTransform, JointUpdate, RobotModel, UpdatePlan
+import importlib
 
-__all__ = [
-    'Description', 'DescriptionError', 'FrameTransform', 'Joint', 'JointType', 'JointUpdate',
-    'Limits', 'Mimic', 'Origin', 'Pose', 'RobotModel', 'Sensor', 'SoftLimits', 'UpdatePlan',
-    'parse_description', 'read_description_file',
-]
+_MODULE_OF = {
+    'Description': 'description', 'Joint': 'description', 'JointType': 'description',
+    'Limits': 'description', 'Mimic': 'description', 'Origin': 'description',
+    'parse_description': 'description', 'read_description_file': 'description',
+    'Sensor': 'description', 'SoftLimits': 'description',
+    'DescriptionError': 'errors',
+    'Pose': 'geometry',
+    'FrameTransform': 'model', 'JointUpdate': 'model', 'RobotModel': 'model',
+    'UpdatePlan': 'model',
+}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    value = getattr(importlib.import_module(f'{__name__}.{module}'), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

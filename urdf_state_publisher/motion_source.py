@@ -16,14 +16,13 @@ from dataclasses import dataclass
 import math
 import sys
 
-import rclpy
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
 from urdf_state_publisher.description import JointType
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.node import spin_until_shutdown
+from urdf_state_publisher.process import run_node, StopRequest
 
 __all__ = ['JointMotion', 'MotionPlan', 'MotionSource', 'main']
 
@@ -173,7 +172,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Publish until SIGINT or SIGTERM; exit status 1 if the description is unusable."""
+    """Publish until a stop signal; exit status 1 if the description is unusable."""
+    stop = StopRequest()
     ours, ros = split_ros_args(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(ours)
     try:
@@ -187,9 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               'prismatic joint to move', file=sys.stderr)
         return 1
 
-    rclpy.init(args=['motion_source', *ros])
-    spin_until_shutdown(MotionSource(plan, rate=args.rate))
-    return 0
+    return run_node('motion_source', lambda: MotionSource(plan, rate=args.rate), stop,
+                    ['motion_source', *ros])
 
 
 if __name__ == '__main__':

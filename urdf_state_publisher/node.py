@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from functools import cached_property
-import sys
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
-import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import (
@@ -27,13 +23,13 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher.description import read_description_file
-from urdf_state_publisher.errors import DescriptionError
-from urdf_state_publisher.geometry import normalized, Pose
-from urdf_state_publisher.model import JointUpdate, RobotModel, UpdatePlan
+from urdf_state_publisher.errors import DescriptionError, StartupError
+from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.parameters import NodeConfig, PARAMETERS, ParameterValueError
+from urdf_state_publisher.stream import INTERNAL_ERROR, JointStream, Publication, StreamReport
 from urdf_state_publisher.tf_wire import build_tf_message, TransformTemplate
 
-__all__ = ['UrdfStatePublisher', 'main', 'spin_until_shutdown']
+__all__ = ['UrdfStatePublisher']
 
 TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
                     reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
@@ -42,89 +38,40 @@ LATCHED_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TEMPLATE_CACHE_SIZE = 64
 LOG_THROTTLE_S = 5.0
-NEVER_NS = np.iinfo(np.int64).min // 2  # a stamp before any other, with room to add to it
 DIAGNOSTICS_PERIOD_S = 1.0
-UNKNOWN_NAMES_REPORTED = 50  # by name; beyond that a flood of random names is only counted
 # Default positions never change: republishing them faster than this only costs CPU.
 DEFAULT_POSITIONS_MAX_HZ = 50.0
 
 
-class StartupError(Exception):
-    """A problem that stops the node from starting; the message is for the user."""
-
-
 class ActiveModel:
-    """A model with everything derived from it for publishing: swapped as a whole on reload."""
+    """A model, its joint stream and its serialized messages: swapped as a whole on reload."""
 
-    def __init__(self, model: RobotModel, text: str, frame_prefix: str):
+    def __init__(self, model: RobotModel, text: str, stream: JointStream):
         self.model = model
         self.text = text
-        self.frame_prefix = frame_prefix
-        self.frames = tuple((frame_prefix + model.joint(n).parent,
-                             frame_prefix + model.joint(n).child) for n in model.scalar_joints)
-        # Per joint: the stamp last published (rate limiting) and the latest stamp received
-        # (time going backwards is judged per joint, so sources with offset clocks coexist).
-        self.last_published_ns = np.full(len(model.scalar_joints), NEVER_NS)
-        self.last_seen_ns = np.full(len(model.scalar_joints), NEVER_NS)
-        self.last_pose_published_ns: dict[str, int] = {}
-        self.last_pose_seen_ns: dict[str, int] = {}
+        self.stream = stream
         self._templates: OrderedDict[object, TransformTemplate] = OrderedDict()
 
-    def template(self, plan: UpdatePlan, mask: np.ndarray | None) -> TransformTemplate:
-        """The serialized-message template for the plan's joints (those in `mask` if given)."""
-        key = plan if mask is None else (plan, mask.tobytes())
-        template = self._templates.get(key)
+    def serialize(self, publication: Publication) -> bytes:
+        """The serialized /tf message of `publication`, from the template of its joints."""
+        template = self._templates.get(publication.key)
         if template is None:
-            index = plan.joint_index if mask is None else plan.joint_index[mask]
-            template = TransformTemplate([self.frames[i] for i in index])
-            self._templates[key] = template
+            frames = self.stream.frames
+            template = TransformTemplate([frames[i] for i in publication.index])
+            self._templates[publication.key] = template
             if len(self._templates) > TEMPLATE_CACHE_SIZE:
                 self._templates.popitem(last=False)
         else:
-            self._templates.move_to_end(key)
-        return template
-
-    @cached_property
-    def default_update(self) -> JointUpdate:
-        """The single-value joints at their default positions (computed once per model)."""
-        defaults = self.model.default_positions()
-        return self.model.update(tuple(defaults), list(defaults.values()))
-
-    @cached_property
-    def default_pose_rows(self) -> tuple[list[tuple[str, str]], np.ndarray]:
-        """Frames and transforms of the floating and planar joints at their origins."""
-        frames, rows = [], []
-        for name in self.model.pose_joints:
-            joint, pose = self.model.joint(name), self.model.joint_pose(name, Pose())
-            frames.append((self.frame_prefix + joint.parent, self.frame_prefix + joint.child))
-            rows.append((*pose.translation, *pose.rotation))
-        return frames, np.array(rows).reshape(-1, 7)
+            self._templates.move_to_end(publication.key)
+        return template.serialize(publication.sec, publication.nanosec, publication.rows)
 
     def static_message(self, sec: int, nanosec: int) -> TFMessage:
         """The complete /tf_static message: fixed joints and sensor frames."""
+        prefix = self.stream.frame_prefix
         statics = self.model.static_transforms()
         rows = np.array([(*s.pose.translation, *s.pose.rotation) for s in statics]).reshape(-1, 7)
-        frames = [(self.frame_prefix + s.parent, self.frame_prefix + s.child) for s in statics]
+        frames = [(prefix + s.parent, prefix + s.child) for s in statics]
         return build_tf_message(frames, sec, nanosec, rows)
-
-
-class JointStateStats:
-    """Counts for /diagnostics over the current period and since start."""
-
-    def __init__(self):
-        self.received = 0
-        self.period_received = 0
-        self.last_receipt: float | None = None
-        self.clamped: set[str] = set()
-        self.unknown: set[str] = set()
-        self.unknown_overflow = 0  # unknown names beyond the ones kept in `unknown`
-        self.dropped: dict[str, int] = {}
-
-        self.period_problems: set[str] = set()  # what went wrong since the last report
-
-    def drop(self, reason: str, count: int = 1) -> None:
-        self.dropped[reason] = self.dropped.get(reason, 0) + count
-        self.period_problems.add(reason)
 
 
 class UrdfStatePublisher(Node):
@@ -151,10 +98,8 @@ class UrdfStatePublisher(Node):
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._description_pub = None
         self._active: ActiveModel | None = None
-        self._stats = JointStateStats()
-        self._warned_unstamped = False
+        self._report = StreamReport()
         self._next_log: dict[str, float] = {}
-        self._default_timer = None
 
         self._load_initial_description()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -207,11 +152,11 @@ class UrdfStatePublisher(Node):
 
     def _activate(self, model: RobotModel, text: str, frame_prefix: str) -> None:
         """Swap in a model: one assignment, so no callback ever sees half of a change."""
-        self._active = ActiveModel(model, text, frame_prefix)
-        # Names unknown to the old model may be joints of the new one; clamping restarts too.
-        self._stats.unknown = {n for n in self._stats.unknown if not model.has_joint(n)}
-        self._stats.unknown_overflow = 0
-        self._stats.clamped.clear()
+        config = self._config
+        self._active = ActiveModel(model, text, JointStream(
+            model, report=self._report, clock=self._now, frame_prefix=frame_prefix,
+            publish_interval_ns=config.publish_interval_ns,
+            ignore_timestamp=config.ignore_timestamp))
         for warning in model.warnings:
             self.get_logger().warning(f'robot description: {warning}')
         self.get_logger().info(
@@ -270,24 +215,16 @@ class UrdfStatePublisher(Node):
             self._activate(model, text, config.frame_prefix)
         else:
             self._config = config
-            if active is not None and config.frame_prefix != active.frame_prefix:
+            if active is not None and config.frame_prefix != active.stream.frame_prefix:
                 self._activate(active.model, active.text, config.frame_prefix)
+            elif active is not None:
+                active.stream.limit_rate(config.publish_interval_ns, config.ignore_timestamp)
         return SetParametersResult(successful=True)
 
     # Joint states -------------------------------------------------------------------------
 
-    def _stamp_ns(self, stamp) -> tuple[int, int, int]:
-        sec, nanosec = stamp.sec, stamp.nanosec
-        if sec == 0 and nanosec == 0:
-            # An unstamped JointState would be published at time 0, which tf2 reads as "latest"
-            # and rate limiting would then drop every later one: stamp it on receipt instead.
-            if not self._warned_unstamped:
-                self._warned_unstamped = True
-                self.get_logger().warning(
-                    'received a JointState with a zero stamp; publishing such states with the '
-                    'time of receipt. Stamp joint states at their source.')
-            sec, nanosec = self.get_clock().now().seconds_nanoseconds()
-        return sec, nanosec, sec * 1_000_000_000 + nanosec
+    def _now(self) -> tuple[int, int]:
+        return self.get_clock().now().seconds_nanoseconds()
 
     def _log_throttled(self, kind: str, message: str, error: bool = False) -> None:
         """Log `message` unless a message of this kind went out in the last LOG_THROTTLE_S.
@@ -302,158 +239,46 @@ class UrdfStatePublisher(Node):
         logger = self.get_logger()
         (logger.error if error else logger.warning)(message)
 
-    def _warn_time_went_back(self, joints: list[str]) -> None:
-        self._log_throttled('time',
-            'joint state time moved backwards (simulation reset, bag loop or a restarted '
-            f'source?) for: {", ".join(joints)}; publishing them again from the new time')
+    def _publish(self, active: ActiveModel, publication: Publication | None) -> None:
+        """Log what the stream noticed, then publish what it decided on."""
+        if self._report.notices:
+            for notice in self._report.take_notices():
+                if notice.kind is None:
+                    self.get_logger().warning(notice.text)
+                else:
+                    self._log_throttled(notice.kind, notice.text)
+        if publication is not None:
+            self._tf.publish(active.serialize(publication))
 
     def _on_joint_state(self, message: JointState) -> None:
         try:
-            self._handle_joint_state(message)
+            active = self._active
+            if active is None:
+                self._report.received_without_model()
+                return
+            stamp = message.header.stamp
+            self._publish(active, active.stream.joint_state(
+                message.name, message.position, (stamp.sec, stamp.nanosec)))
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
-            self._stats.drop('internal error')
+            self._report.drop(INTERNAL_ERROR)
             self._log_throttled('joint_state_error',
                                 f'failed to process a JointState: {error!r}', error=True)
 
-    def _handle_joint_state(self, message: JointState) -> None:
-        active = self._active
-        stats = self._stats
-        stats.received += 1
-        stats.period_received += 1
-        stats.last_receipt = time.monotonic()
-        if active is None:
-            stats.drop('no robot description yet')
-            return
-        self._stop_default_positions()
-        names, positions = message.name, message.position
-        if len(names) != len(positions):
-            self._report_length_mismatch(names, len(positions))
-        update = active.model.update(names, positions)
-        plan = update.plan
-        self._report_plan(plan, update.non_finite, update.clamped)
-        if not len(update.values):
-            return
-        sec, nanosec, stamp_ns = self._stamp_ns(message.header.stamp)
-        back = stamp_ns < active.last_seen_ns[plan.joint_index]
-        if back.any():
-            self._warn_time_went_back([plan.joints[i] for i in np.flatnonzero(back)])
-            active.last_published_ns[plan.joint_index[back]] = NEVER_NS
-        active.last_seen_ns[plan.joint_index] = stamp_ns
-        mask = None
-        if not self._config.ignore_timestamp:
-            due = stamp_ns >= active.last_published_ns[plan.joint_index] \
-                + self._config.publish_interval_ns
-            if not due.all():
-                if not due.any():
-                    stats.drop('rate limit (publish_frequency)')
-                    return
-                mask = due
-        index = plan.joint_index if mask is None else plan.joint_index[mask]
-        active.last_published_ns[index] = stamp_ns
-        transforms = update.transforms if mask is None else update.transforms[mask]
-        self._tf.publish(active.template(plan, mask).serialize(sec, nanosec, transforms))
-
-    def _report_length_mismatch(self, names: list[str], positions: int) -> None:
-        self._stats.drop('names and positions differ in length')
-        if positions < len(names):
-            detail = f'ignoring the joints without a position: {", ".join(names[positions:])}'
-        else:
-            detail = f'ignoring the {positions - len(names)} positions without a name'
-        self._log_throttled('length',
-            f'JointState has {len(names)} names but {positions} positions: {detail}')
-
-    def _report_plan(self, plan: UpdatePlan, non_finite: tuple[str, ...],
-                     clamped: tuple[str, ...]) -> None:
-        stats = self._stats
-        if plan.unknown:
-            stats.period_problems.add('unknown joint names')
-            self._report_unknown(plan.unknown)
-        if plan.duplicated:
-            stats.drop('duplicated joint names', len(plan.duplicated))
-            self._log_throttled('duplicated',
-                'JointState names these joints more than once, so their values are ambiguous '
-                f'and ignored: {", ".join(plan.duplicated)}')
-        if plan.not_scalar:
-            stats.drop('value for a fixed, floating or planar joint', len(plan.not_scalar))
-            self._log_throttled('not_scalar',
-                'JointState gives a value to joints without a single position (fixed joints '
-                'take none; drive floating and planar joints with MultiDOFJointState on '
-                f'multi_dof_joint_states): {", ".join(plan.not_scalar)}')
-        if non_finite:
-            stats.drop('NaN or infinite position', len(non_finite))
-            self._log_throttled('non_finite',
-                f'JointState has NaN or infinite positions for: {", ".join(non_finite)} '
-                '(ignored)')
-        if clamped:
-            stats.clamped.update(clamped)
-            stats.period_problems.add('joints clamped')
-            self._log_throttled('clamped',
-                f'joint values outside their limits were clamped: {", ".join(clamped)}')
-
-    def _report_unknown(self, names: tuple[str, ...]) -> None:
-        """Log each unknown name once, up to UNKNOWN_NAMES_REPORTED of them, then count."""
-        stats = self._stats
-        new = [n for n in names if n not in stats.unknown]
-        if not new or stats.unknown_overflow:
-            stats.unknown_overflow += len(new) if stats.unknown_overflow else 0
-            return
-        room = UNKNOWN_NAMES_REPORTED - len(stats.unknown)
-        stats.unknown.update(new[:room])
-        message = (f"JointState names joints that robot '{self._active.model.name}' does not "
-                   f'have (ignored; reported once): {", ".join(new[:room])}')
-        if len(new) > room:
-            stats.unknown_overflow = len(new) - room
-            message += (f'; {UNKNOWN_NAMES_REPORTED} unknown names reported, further ones are '
-                        'only counted in /diagnostics')
-        self.get_logger().warning(message)
-
     def _on_multi_dof_joint_state(self, message: MultiDOFJointState) -> None:
         try:
-            self._handle_multi_dof_joint_state(message)
+            active = self._active
+            if active is None:
+                return
+            poses = np.array([(t.translation.x, t.translation.y, t.translation.z, t.rotation.x,
+                               t.rotation.y, t.rotation.z, t.rotation.w)
+                              for t in message.transforms], dtype=float).reshape(-1, 7)
+            stamp = message.header.stamp
+            self._publish(active, active.stream.multi_dof_joint_state(
+                message.joint_names, poses, (stamp.sec, stamp.nanosec)))
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
-            self._stats.drop('internal error')
+            self._report.drop(INTERNAL_ERROR)
             self._log_throttled('multi_dof_error',
                                 f'failed to process a MultiDOFJointState: {error!r}', error=True)
-
-    def _handle_multi_dof_joint_state(self, message: MultiDOFJointState) -> None:
-        active = self._active
-        if active is None:
-            return
-        self._stop_default_positions()
-        model = active.model
-        sec, nanosec, stamp_ns = self._stamp_ns(message.header.stamp)
-        interval = 0 if self._config.ignore_timestamp else self._config.publish_interval_ns
-        frames, rows, ignored = [], [], []
-        for name, transform in zip(message.joint_names, message.transforms):
-            if name not in model.pose_joints:
-                ignored.append(name)
-                continue
-            t, r = transform.translation, transform.rotation
-            numbers = (t.x, t.y, t.z, r.x, r.y, r.z, r.w)
-            if not all(np.isfinite(numbers)) or not any(numbers[3:]):
-                ignored.append(name)
-                continue
-            if stamp_ns < active.last_pose_seen_ns.get(name, NEVER_NS):
-                self._warn_time_went_back([name])
-                active.last_pose_published_ns.pop(name, None)
-            active.last_pose_seen_ns[name] = stamp_ns
-            if stamp_ns < active.last_pose_published_ns.get(name, NEVER_NS) + interval:
-                continue
-            active.last_pose_published_ns[name] = stamp_ns
-            pose = model.joint_pose(name, Pose(numbers[:3], normalized(numbers[3:])))
-            if not np.isfinite((*pose.translation, *pose.rotation)).all():
-                ignored.append(name)  # finite input that overflows on the joint's origin
-                continue
-            joint = model.joint(name)
-            frames.append((active.frame_prefix + joint.parent, active.frame_prefix + joint.child))
-            rows.append((*pose.translation, *pose.rotation))
-        if ignored:
-            self._stats.drop('unusable MultiDOFJointState entry', len(ignored))
-            self._log_throttled('multi_dof_ignored',
-                'MultiDOFJointState entries ignored (not a floating or planar joint of the '
-                f'model, or a non-finite or zero transform): {", ".join(ignored)}')
-        if rows:
-            self._tf.publish(build_tf_message(frames, sec, nanosec, np.array(rows)))
 
     # Default positions --------------------------------------------------------------------
 
@@ -461,48 +286,40 @@ class UrdfStatePublisher(Node):
         active = self._active
         if active is None:
             return
-        sec, nanosec = self.get_clock().now().seconds_nanoseconds()
-        update = active.default_update
-        if len(update.values):
-            self._tf.publish(active.template(update.plan, None).serialize(
-                sec, nanosec, update.transforms))
-        frames, rows = active.default_pose_rows
-        if frames:
-            self._tf.publish(build_tf_message(frames, sec, nanosec, rows))
-
-    def _stop_default_positions(self) -> None:
-        if self._default_timer is not None:
+        publication = active.stream.default_positions(self._now())
+        if publication is None:  # joint states have arrived: they take over for good
             self._default_timer.cancel()
-            self.destroy_timer(self._default_timer)
-            self._default_timer = None
+            return
+        self._tf.publish(active.serialize(publication))
 
     # Diagnostics --------------------------------------------------------------------------
 
     def _publish_diagnostics(self) -> None:
-        stats = self._stats
+        report = self._report
         active = self._active
         now = time.monotonic()
-        rate = stats.period_received / DIAGNOSTICS_PERIOD_S
-        age = '' if stats.last_receipt is None else f'{now - stats.last_receipt:.3f}'
+        rate = report.period_received / DIAGNOSTICS_PERIOD_S
+        age = '' if report.last_receipt is None else f'{now - report.last_receipt:.3f}'
         values = [
             ('robot', active.model.name if active else ''),
-            ('joint_states received', str(stats.received)),
+            ('joint_states received', str(report.received)),
             ('joint_states rate (Hz)', f'{rate:.1f}'),
             ('joint_states age (s)', age),
-            ('joints clamped', ', '.join(sorted(stats.clamped))),
-            ('unknown joint names', ', '.join(sorted(stats.unknown))
-             + (f' and {stats.unknown_overflow} more' if stats.unknown_overflow else '')),
+            ('joints clamped', ', '.join(sorted(report.clamped))),
+            ('unknown joint names', ', '.join(sorted(report.unknown))
+             + (f' and {report.unknown_overflow} more' if report.unknown_overflow else '')),
         ]
         values += [(f'dropped: {reason}', str(count))
-                   for reason, count in sorted(stats.dropped.items())]
+                   for reason, count in sorted(report.dropped.items())]
         # The level reflects the last period; the values above count since start.
         if active is None:
             level, summary = DiagnosticStatus.ERROR, 'no robot description'
-        elif stats.received == 0:
+        elif report.received == 0:
             level, summary = DiagnosticStatus.WARN, 'no joint_states received yet'
-        elif stats.period_problems:
+        elif report.period_problems:
             level = DiagnosticStatus.WARN
-            summary = 'publishing; in the last period: ' + ', '.join(sorted(stats.period_problems))
+            summary = 'publishing; in the last period: ' + ', '.join(
+                sorted(report.period_problems))
         else:
             level, summary = DiagnosticStatus.OK, 'publishing'
         status = DiagnosticStatus(
@@ -512,32 +329,4 @@ class UrdfStatePublisher(Node):
         array = DiagnosticArray(status=[status])
         array.header.stamp = self.get_clock().now().to_msg()
         self._diagnostics.publish(array)
-        stats.period_received = 0
-        stats.period_problems.clear()
-
-
-def main(args: list[str] | None = None) -> int:
-    """Run the node until SIGINT or SIGTERM; exit status 1 if it cannot start."""
-    rclpy.init(args=args)
-    try:
-        node = UrdfStatePublisher()
-    except StartupError as error:
-        print(f'urdf_state_publisher: {error}', file=sys.stderr)
-        rclpy.try_shutdown()
-        return 1
-    spin_until_shutdown(node)
-    return 0
-
-
-def spin_until_shutdown(node: Node) -> None:
-    """Spin `node` until SIGINT, SIGTERM or shutdown; then destroy it and shut rclpy down."""
-    executor = SingleThreadedExecutor()
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
+        report.end_period()

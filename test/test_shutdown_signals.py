@@ -1,0 +1,180 @@
+"""Stress: SIGINT or SIGTERM at any moment ends the node with status 0 and no traceback.
+
+Each start runs one of the two entry points (the `urdf_state_publisher` console script and
+`python -m urdf_state_publisher`) while a motion source streams joint states at 500 Hz, and
+sends one signal at a random delay. The delay is counted from the first moment the entry
+point can act: when the process's signal mask shows our SIGTERM handler installed (read
+from /proc, no hook in the node). Before that the interpreter itself is starting, and no
+Python program can handle a signal; the test reports how long that takes.
+
+The delays are spread evenly over the windows of the issue's table (0-0.2, 0.2-0.4, 0.4-0.7
+and 0.7-1.5 s), so the early, racy part of the start-up gets as many tries as the rest.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+import os
+from pathlib import Path
+import random
+import signal
+import subprocess
+import sys
+import time
+
+from conftest import REPO, SAMPLE_URDF
+import pytest
+import yaml
+
+WINDOWS_S = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.7), (0.7, 1.5))
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STARTS_PER_WINDOW = 12  # 48 starts; `--run-slow`: 50 per window, 200 starts
+EXIT_TIMEOUT_S = 10.0
+HANDLER_TIMEOUT_S = 10.0
+PARALLEL_STARTS = 2
+
+
+def entry_points() -> dict[str, list[str]]:
+    """The two ways a user starts the node, as commands."""
+    script = Path(sys.executable).with_name('urdf_state_publisher')
+    assert script.is_file(), f'the console script is not installed next to {sys.executable}'
+    return {'console script': [str(script)],
+            'python -m': [sys.executable, '-m', 'urdf_state_publisher']}
+
+
+def catches(pid: int, number: int) -> bool:
+    """Whether process `pid` has a handler installed for signal `number` (its SigCgt mask)."""
+    with open(f'/proc/{pid}/status') as status:
+        for line in status:
+            if line.startswith('SigCgt:'):
+                return bool(int(line.split()[1], 16) >> (number - 1) & 1)
+    return False
+
+
+@dataclass
+class Outcome:
+    entry: str
+    sig: signal.Signals
+    delay: float
+    handler_after: float | None  # seconds from process start to our handlers, if seen
+    status: int | None
+    output: str
+
+    @property
+    def clean(self) -> bool:
+        return (self.status == 0 and 'Traceback' not in self.output
+                and 'terminate called' not in self.output)
+
+
+def start_and_signal(command: list[str], entry: str, sig: signal.Signals, delay: float,
+                     tmp_path: Path, index: int) -> Outcome:
+    """Start the node, send `sig` `delay` seconds after its handlers are in place."""
+    log_path = tmp_path / f'start_{index}.log'
+    with open(log_path, 'w') as log:
+        started = time.monotonic()
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
+        handler_after = None
+        deadline = started + HANDLER_TIMEOUT_S
+        while process.poll() is None and time.monotonic() < deadline:
+            if catches(process.pid, signal.SIGTERM):
+                handler_after = time.monotonic() - started
+                break
+            time.sleep(0.001)
+        if handler_after is not None:
+            time.sleep(delay)
+            if process.poll() is None:
+                process.send_signal(sig)
+        try:
+            status = process.wait(EXIT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            status = None
+    return Outcome(entry, sig, delay, handler_after, status, log_path.read_text())
+
+
+@pytest.fixture
+def joint_state_load(tmp_path):
+    """A motion source publishing the sample arm's joint states at 500 Hz."""
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'urdf_state_publisher.motion_source',
+         '--description-file', str(SAMPLE_URDF), '--rate', '500'],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    yield
+    process.send_signal(signal.SIGINT)
+    assert process.wait(EXIT_TIMEOUT_S) == 0
+
+
+def report(outcomes: list[Outcome]) -> str:
+    """The table of the issue: clean exits per window, and what happened otherwise."""
+    lines = ['', '| signal arrives | clean exits | otherwise |', '|---|---|---|']
+    for low, high in WINDOWS_S:
+        inside = [o for o in outcomes if low <= o.delay < high]
+        unclean = [o for o in inside if not o.clean]
+        what = '; '.join(sorted({f'{o.entry} {o.sig.name}: status {o.status}'
+                                 for o in unclean}))
+        lines.append(f'| {low:.1f}-{high:.1f} s | {len(inside) - len(unclean)} of '
+                     f'{len(inside)} | {what} |')
+    seen = sorted(o.handler_after for o in outcomes if o.handler_after is not None)
+    if seen:
+        lines.append(f'handlers in place {1000 * seen[len(seen) // 2]:.0f} ms (median), '
+                     f'{1000 * seen[-1]:.0f} ms (max) after the process started')
+    return '\n'.join(lines)
+
+
+def test_a_signal_at_any_moment_ends_the_node_cleanly(tmp_path, request, joint_state_load):
+    params_file = tmp_path / 'params.yaml'
+    params_file.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
+        'description_file': str(SAMPLE_URDF), 'publish_frequency': 500.0}}}))
+    per_window = STARTS_PER_WINDOW * (4 if request.config.getoption('--run-slow') else 1)
+    rng = random.Random(int(os.environ.get('STRESS_SEED', '1')))
+    commands = entry_points()
+    plan = []
+    for low, high in WINDOWS_S:
+        for i in range(per_window):
+            entry = list(commands)[i % 2]
+            sig = SIGNALS[(i // 2) % 2]
+            plan.append((entry, sig, rng.uniform(low, high)))
+    rng.shuffle(plan)
+
+    with ThreadPoolExecutor(PARALLEL_STARTS) as pool:
+        outcomes = list(pool.map(
+            lambda job: start_and_signal(
+                [*commands[job[1][0]], '--ros-args', '--params-file', str(params_file)],
+                job[1][0], job[1][1], job[1][2], tmp_path, job[0]),
+            enumerate(plan)))
+
+    table = report(outcomes)
+    with request.config.pluginmanager.get_plugin('capturemanager').global_and_fixture_disabled():
+        print(f'\nsignal stress, {len(outcomes)} starts:{table}')
+    unclean = [o for o in outcomes if not o.clean]
+    assert not unclean, table + '\n\n' + '\n\n'.join(
+        f'{o.entry}, {o.sig.name} after {o.delay:.3f} s: status {o.status}\n{o.output}'
+        for o in unclean[:3])
+    assert all(o.handler_after is not None for o in outcomes)
+
+
+@pytest.mark.parametrize('entry', ['console script', 'python -m'])
+def test_a_genuine_startup_error_still_exits_1_with_its_message(tmp_path, entry):
+    params_file = tmp_path / 'params.yaml'
+    params_file.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
+        'description_file': str(REPO / 'urdf' / 'no_such_robot.urdf')}}}))
+    result = subprocess.run(
+        [*entry_points()[entry], '--ros-args', '--params-file', str(params_file)],
+        capture_output=True, text=True, timeout=30, cwd=tmp_path)
+
+    assert result.returncode == 1
+    assert 'Traceback' not in result.stdout + result.stderr
+    assert result.stderr.startswith('urdf_state_publisher: ')
+    assert 'no_such_robot.urdf' in result.stderr
+
+
+def test_unusable_ros_arguments_exit_1_with_a_message(tmp_path):
+    result = subprocess.run(
+        [sys.executable, '-m', 'urdf_state_publisher', '--ros-args', '-p'],
+        capture_output=True, text=True, timeout=30, cwd=tmp_path)
+
+    assert result.returncode == 1
+    assert 'Traceback' not in result.stdout + result.stderr
+    assert 'urdf_state_publisher: cannot initialise ROS' in result.stderr

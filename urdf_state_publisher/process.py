@@ -1,0 +1,110 @@
+"""The node as a process: it ends with status 0 on SIGINT, SIGTERM or SIGHUP at any moment.
+
+`ros2 launch` stops its children with SIGINT, systemd and container runtimes with SIGTERM, a
+closed terminal sends SIGHUP: whenever they like, also while the process is still importing or
+starting. So the entry points install their handlers before anything heavy is imported (this
+module imports nothing but the standard library, and the package's `__init__` is lazy), and
+the handlers only record the request. Raising from a handler could cut an import, rclpy's
+initialisation or a DDS call in half. rclpy's own handlers stay out: they shut the context
+down under running code, which then fails with "context is not valid" wherever it happens to
+be. The spin loop polls the request instead, every STOP_POLL_S.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import signal
+import sys
+from typing import TYPE_CHECKING
+
+from urdf_state_publisher.errors import StartupError
+
+if TYPE_CHECKING:
+    from rclpy.node import Node
+
+__all__ = ['STOP_SIGNALS', 'StopRequest', 'init_ros', 'main', 'run_node', 'spin_until_stopped']
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+STOP_POLL_S = 0.1  # how long a stop request may wait for the executor to wake up
+
+
+class StopRequest:
+    """Installs handlers for STOP_SIGNALS that record the first signal received."""
+
+    def __init__(self):
+        self.signal: int | None = None
+        for number in STOP_SIGNALS:
+            signal.signal(number, self._record)
+
+    def _record(self, number: int, frame) -> None:
+        if self.signal is None:
+            self.signal = number
+
+    @property
+    def requested(self) -> bool:
+        """Whether a stop signal has arrived."""
+        return self.signal is not None
+
+
+def init_ros(args: list[str] | None = None, context=None) -> None:
+    """`rclpy.init` without rclpy's signal handlers (StopRequest handles the signals)."""
+    import rclpy
+    from rclpy.signals import SignalHandlerOptions
+
+    rclpy.init(args=args, context=context, signal_handler_options=SignalHandlerOptions.NO)
+
+
+def spin_until_stopped(node: Node, stop: StopRequest) -> None:
+    """Process `node`'s callbacks until `stop` is requested or its context shuts down."""
+    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+
+    executor = SingleThreadedExecutor(context=node.context)
+    executor.add_node(node)
+    try:
+        while not stop.requested and node.context.ok():
+            executor.spin_once(timeout_sec=STOP_POLL_S)
+    except ExternalShutdownException:
+        pass
+    finally:
+        executor.shutdown()
+
+
+def run_node(program: str, make_node: Callable[[], Node], stop: StopRequest,
+             args: list[str] | None = None) -> int:
+    """Start ROS and the node `make_node()` builds, spin until `stop`, then shut down.
+
+    The exit status: 0 after a stop, 1 with a message naming `program` when ROS or the node
+    cannot start (a StartupError or unusable --ros-args).
+    """
+    import rclpy
+
+    if stop.requested:
+        return 0
+    try:
+        init_ros(args)
+    except RuntimeError as error:  # rclpy's errors for unusable --ros-args
+        print(f'{program}: cannot initialise ROS: {error}', file=sys.stderr)
+        return 1
+    try:
+        if stop.requested:
+            return 0
+        try:
+            node = make_node()
+        except StartupError as error:
+            print(f'{program}: {error}', file=sys.stderr)
+            return 1
+        try:
+            spin_until_stopped(node, stop)
+        finally:
+            node.destroy_node()
+    finally:
+        rclpy.try_shutdown()
+    return 0
+
+
+def main(args: list[str] | None = None) -> int:
+    """Run urdf_state_publisher until a stop signal; exit status 1 if it cannot start."""
+    stop = StopRequest()
+    from urdf_state_publisher.node import UrdfStatePublisher
+
+    return run_node('urdf_state_publisher', UrdfStatePublisher, stop, args)
