@@ -17,7 +17,7 @@ from pathlib import Path
 import sys
 import tempfile
 
-from urdf_state_publisher.description import JointType, read_description_file
+from urdf_state_publisher.description import JointType, Origin, read_description_file
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.model import RobotModel
 
@@ -65,6 +65,19 @@ def _number(value: float) -> str:
 
 def _vector(values: Sequence[float]) -> str:
     return ' '.join(_number(v) for v in values)
+
+
+def _written(value: float) -> str:
+    """The shortest text that reads back as `value`: what a description would have written."""
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def _origin(origin: Origin) -> tuple[str, str]:
+    """An origin's xyz and its rotation in the form the description wrote: rpy or quat_xyzw."""
+    xyz = ' '.join(_written(v) for v in origin.xyz)
+    if origin.quat_xyzw is not None:
+        return xyz, 'quat_xyzw ' + ' '.join(_written(v) for v in origin.quat_xyzw)
+    return xyz, 'rpy ' + ' '.join(_written(v) for v in origin.rpy)
 
 
 def _range(lower: float, upper: float, unit: str) -> str:
@@ -176,12 +189,18 @@ def _sensors_section(model: RobotModel) -> list[str]:
     lines = ['', f'Sensor frames ({len(model.sensors)}), published on /tf_static']
     if not model.sensors:
         return lines + ['  none']
-    rows = [('sensor', 'type', 'parent link', 'xyz', 'rpy', 'update rate')]
+    rows = [('sensor', 'type', 'parent link', 'xyz', 'rotation (as written)', 'update rate')]
     for sensor in model.sensors:
         rate = '' if sensor.update_rate is None else f'{_number(sensor.update_rate)} Hz'
-        rows.append((sensor.name, sensor.type or '?', sensor.parent,
-                     _vector(sensor.origin.xyz), _vector(sensor.origin.rpy), rate))
+        rows.append((sensor.name, sensor.type or '?', sensor.parent, *_origin(sensor.origin),
+                     rate))
     return lines + _table(rows)
+
+
+def _origins_section(model: RobotModel) -> list[str]:
+    rows = [('joint', 'xyz', 'rotation (as written)')]
+    rows += [(joint.name, *_origin(joint.origin)) for joint in model.description.joints]
+    return _section('Joint origins', len(model.description.joints)) + _table(rows)
 
 
 def _warnings_section(model: RobotModel) -> list[str]:
@@ -217,10 +236,12 @@ def render_report(model: RobotModel, *, source: str = '', soft_limits: bool = Fa
                   strict: bool = False) -> str:
     """The full text report on a model."""
     lines = [f'{source}: ' if source else '']
-    lines[0] += f'robot {model.name!r}, root link {model.root!r}'
+    lines[0] += (f'robot {model.name!r}, root link {model.root!r}, '
+                 f'URDF {model.description.version}')
     lines += _section('Kinematic tree') + ['  ' + line for line in model.tree_text().splitlines()]
     lines += _links_section(model)
     lines += _joints_section(model, soft_limits)
+    lines += _origins_section(model)
     lines += _mimic_section(model)
     lines += _sensors_section(model)
     lines += _warnings_section(model)
