@@ -262,6 +262,50 @@ def test_rate_limit_change_applies_to_the_next_state_and_keeps_the_memory():
     assert run(stream, [js(ns(10) + 19 * MS, {E: 0.1})]) == [NOTHING]
 
 
+class ReferenceLimiter:
+    """The per-joint rules, written plainly: a dict per joint, one joint at a time."""
+
+    def __init__(self, interval_ns: int, ignore_timestamp: bool):
+        self.interval_ns, self.ignore_timestamp = interval_ns, ignore_timestamp
+        self.seen: dict[str, int] = {}
+        self.published: dict[str, int] = {}
+
+    def due(self, joints, stamp_ns: int) -> tuple[set[str], set[str]]:
+        """(joints published, joints whose time went back)."""
+        back = {j for j in joints if stamp_ns < self.seen.get(j, stamp_ns)}
+        for joint in joints:
+            if joint in back:
+                del self.published[joint]
+            self.seen[joint] = stamp_ns
+        due = {j for j in joints if self.ignore_timestamp or j not in self.published
+               or stamp_ns >= self.published[j] + self.interval_ns}
+        self.published.update(dict.fromkeys(due, stamp_ns))
+        return due, back
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sets(st.sampled_from(SAMPLE.independent_joints), min_size=1),
+                          st.integers(0, 12)), max_size=25),
+       st.booleans())
+def test_rate_limit_and_time_match_the_per_joint_rules(steps, ignore_timestamp):
+    # Stamps on a 10 ms grid around a 50 ms interval: equal stamps, jumps back, exact bounds.
+    stream = make_stream(ignore_timestamp=ignore_timestamp)
+    reference = ReferenceLimiter(50 * MS, ignore_timestamp)
+    for names, tick in steps:
+        names = sorted(names)
+        stamp_ns = ns(100) + tick * 10 * MS
+        expected, back = reference.due(SAMPLE.plan(names).joints, stamp_ns)
+        stream.report.notices.clear()
+
+        assert out(stream, send(stream, js(stamp_ns, dict.fromkeys(names, 0.01)))) == expected
+        went_back = [n.text for n in stream.report.notices if n.kind == 'time']
+        if back:
+            [text] = went_back
+            assert set(text.split('for: ')[1].split(';')[0].split(', ')) == back
+        else:
+            assert went_back == []
+
+
 # --------------------------------------------------------------------------- stamps
 
 @pytest.mark.parametrize('step', [js(0, {E: 0.1}), md(0, {F: IDENTITY})], ids=['js', 'md'])

@@ -139,6 +139,9 @@ class JointStream:
                             for k, n in enumerate(model.pose_joints)}
         self._last_published_ns = np.full(len(self.joints), NEVER_NS)
         self._last_seen_ns = np.full(len(self.joints), NEVER_NS)
+        # Bounds of the two arrays: a stamp past them is checked without indexing them.
+        self._latest_published_ns = NEVER_NS
+        self._latest_seen_ns = NEVER_NS
         self._interval_ns = 0
         self.limit_rate(publish_interval_ns, ignore_timestamp)
         report.model_changed(model)
@@ -221,15 +224,18 @@ class JointStream:
         if sec == 0 and nanosec == 0:
             sec, nanosec = self._receipt_stamp()
         stamp_ns = sec * 1_000_000_000 + nanosec
-        back = stamp_ns < self._last_seen_ns[index]
-        if back.any():
-            self.report.notices.append(Notice('time',
-                'joint state time moved backwards (simulation reset, bag loop or a restarted '
-                f'source?) for: {", ".join(self.joints[i] for i in index[back])}; publishing '
-                'them again from the new time'))
-            self._last_published_ns[index[back]] = NEVER_NS
+        if stamp_ns >= self._latest_seen_ns:
+            self._latest_seen_ns = stamp_ns
+        else:
+            back = stamp_ns < self._last_seen_ns[index]
+            if back.any():
+                self.report.notices.append(Notice('time',
+                    'joint state time moved backwards (simulation reset, bag loop or a '
+                    f'restarted source?) for: {", ".join(self.joints[i] for i in index[back])}; '
+                    'publishing them again from the new time'))
+                self._last_published_ns[index[back]] = NEVER_NS
         self._last_seen_ns[index] = stamp_ns
-        if self._interval_ns:
+        if self._interval_ns and stamp_ns < self._latest_published_ns + self._interval_ns:
             due = stamp_ns >= self._last_published_ns[index] + self._interval_ns
             if not due.all():
                 if not due.any():
@@ -237,6 +243,7 @@ class JointStream:
                     return None
                 key, index, rows = (key, due.tobytes()), index[due], rows[due]
         self._last_published_ns[index] = stamp_ns
+        self._latest_published_ns = max(self._latest_published_ns, stamp_ns)
         return Publication(key, index, sec, nanosec, rows)
 
     def _receipt_stamp(self) -> tuple[int, int]:
