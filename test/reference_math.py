@@ -32,3 +32,27 @@ def homogeneous(translation, rotation: np.ndarray) -> np.ndarray:
 def pose_matrix(pose) -> np.ndarray:
     """4×4 matrix of anything with `translation` and a quaternion `rotation`."""
     return homogeneous(pose.translation, quaternion_matrix(pose.rotation))
+
+
+def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """URDF's fixed-axis rotation: about X by roll, then Y by pitch, then Z by yaw."""
+    return (rodrigues((0.0, 0.0, 1.0), yaw) @ rodrigues((0.0, 1.0, 0.0), pitch)
+            @ rodrigues((1.0, 0.0, 0.0), roll))
+
+
+def matrix_quaternion(r: np.ndarray) -> tuple[float, float, float, float]:
+    """A unit quaternion (x, y, z, w) of the rotation matrix `r`, from its largest component."""
+    r = [[float(c) for c in row] for row in r]
+    diagonal = (r[0][0], r[1][1], r[2][2])
+    trace = sum(diagonal)
+    if trace >= max(diagonal):
+        w = math.sqrt(1.0 + trace) / 2
+        return ((r[2][1] - r[1][2]) / (4 * w), (r[0][2] - r[2][0]) / (4 * w),
+                (r[1][0] - r[0][1]) / (4 * w), w)
+    i = diagonal.index(max(diagonal))
+    j, k = (i + 1) % 3, (i + 2) % 3
+    v = [0.0, 0.0, 0.0]
+    v[i] = math.sqrt(1.0 + r[i][i] - r[j][j] - r[k][k]) / 2
+    v[j] = (r[j][i] + r[i][j]) / (4 * v[i])
+    v[k] = (r[k][i] + r[i][k]) / (4 * v[i])
+    return (v[0], v[1], v[2], (r[k][j] - r[j][k]) / (4 * v[i]))
