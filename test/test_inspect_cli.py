@@ -219,3 +219,36 @@ def test_imports_no_ros():
     result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                             timeout=60, check=True)
     assert result.stdout.strip() == '[]'
+
+
+URDF_1_1 = """<robot name="quat" version="1.1">
+  <link name="a"/><link name="b"/>
+  <joint name="tilt" type="fixed">
+    <parent link="a"/><child link="b"/>
+    <origin xyz="0 0 0.5" quat_xyzw="0 0.7071 0 0.7071"/>
+  </joint>
+  <sensor name="cam"><parent link="b"/><origin xyz="0.1 0 0" quat_xyzw="0 0 2 2"/></sensor>
+</robot>
+"""
+
+
+def test_report_shows_the_version_and_quaternion_origins_as_written(capsys, tmp_path):
+    path = tmp_path / 'quat.urdf'
+    path.write_text(URDF_1_1)
+    status, out, err = run(capsys, str(path))
+    assert status == 0 and err == ''
+    assert out.startswith(f"{path}: robot 'quat', root link 'a', URDF 1.1")
+    origins = section(out, 'Joint origins')
+    assert re.fullmatch(r'  tilt +0 0 0\.5 +quat_xyzw 0 0\.7071 0 0\.7071', origins[1])
+    sensors = section(out, 'Sensor frames')
+    assert re.fullmatch(r'  cam +\? +b +0\.1 0 0 +quat_xyzw 0 0 2 2', sensors[1])
+
+
+def test_report_of_a_1_0_description_shows_rpy(capsys):
+    status, out, _ = run(capsys, str(SAMPLE_URDF))
+    assert status == 0
+    assert out.startswith(f"{SAMPLE_URDF}: robot 'sample_arm', root link ")
+    assert out.splitlines()[0].endswith(', URDF 1.0')
+    origins = section(out, 'Joint origins')
+    assert all(' rpy ' in row for row in origins[1:])
+    assert len(origins) == len(SAMPLE.description.joints) + 1
