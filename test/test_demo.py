@@ -199,11 +199,20 @@ def children_of(pid):
 
 
 def alive(pid):
+    """Whether `pid` runs (a zombie, ended but not yet reaped, does not)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f'/proc/{pid}/stat').read_text()
+    except OSError:
         return False
-    return True
+    return stat.rsplit(')', 1)[1].split()[0] != 'Z'
+
+
+def wait_until_ended(pids, timeout=10.0):
+    """The pids still running after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while [pid for pid in pids if alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [pid for pid in pids if alive(pid)]
 
 
 def start_demo_until_live(tmp_path):
@@ -221,10 +230,10 @@ def start_demo_until_live(tmp_path):
     return process, children, log
 
 
-@pytest.mark.skipif(not Path('/proc/self/stat').exists(), reason='needs Linux /proc')
-def test_ctrl_c_stops_both_children_and_exits_0(tmp_path):
+@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['Ctrl-C', 'SIGTERM'])
+def test_a_stop_signal_stops_both_children_and_exits_0(tmp_path, sig):
     process, children, log = start_demo_until_live(tmp_path)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sig)
     assert process.wait(30) == 0
     log.close()
     output = (tmp_path / 'demo.out').read_text()
@@ -233,7 +242,23 @@ def test_ctrl_c_stops_both_children_and_exits_0(tmp_path):
     assert not [pid for pid in children if alive(pid)]
 
 
-@pytest.mark.skipif(not Path('/proc/self/stat').exists(), reason='needs Linux /proc')
+def test_a_closed_terminal_stops_both_children(tmp_path):
+    process, children, log = start_demo_until_live(tmp_path)
+    process.send_signal(signal.SIGHUP)
+    assert process.wait(30) == 0
+    log.close()
+    assert 'Traceback' not in (tmp_path / 'demo.out').read_text()
+    assert not [pid for pid in children if alive(pid)]
+
+
+def test_the_children_end_when_the_demo_crashes(tmp_path):
+    process, children, log = start_demo_until_live(tmp_path)
+    process.kill()  # no Python code of the demo runs after this
+    process.wait(30)
+    log.close()
+    assert not wait_until_ended(children), 'children outlived the demo'
+
+
 def test_demo_fails_when_the_node_dies(tmp_path):
     process, children, log = start_demo_until_live(tmp_path)
     node = next(pid for pid in children

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+import ctypes
 from dataclasses import dataclass, field
 import json
 import math
@@ -36,7 +37,6 @@ from rclpy.qos import (
     QoSProfile,
     ReliabilityPolicy,
 )
-from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
@@ -45,6 +45,7 @@ from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import Pose
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.motion_source import DEFAULT_RATE_HZ, positive_number
+from urdf_state_publisher.process import init_ros, StopRequest
 
 __all__ = ['RateMeter', 'Rates', 'TransformCache', 'bundled_description', 'joint_value', 'main',
            'render_summary', 'render_view', 'rpy_from_quaternion']
@@ -396,8 +397,33 @@ class Viewer(Node):
                      self.tf_static.count, self.joint_states.rate(now), self.joint_states.count)
 
 
+# prctl(2): have the kernel send a signal to this process when its parent dies.
+PR_SET_PDEATHSIG = 1
+
+
+def _exit_with_this_process() -> Callable[[], None]:
+    """A function for a child to run before exec: it gets SIGTERM when this process ends.
+
+    However this process ends: Ctrl-C, SIGTERM and SIGHUP stop the children in order
+    (ChildProcess.stop), but a crash or SIGKILL runs no Python code at all; only the kernel can
+    then stop them. (Linux only, like the demo.)
+    """
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    parent = os.getpid()
+
+    def exit_with_parent() -> None:
+        prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+        if os.getppid() != parent:  # the parent died before the request took effect
+            os._exit(1)
+
+    return exit_with_parent
+
+
 class ChildProcess:
-    """A Python module run in its own process and session, its output kept in a log file."""
+    """A Python module run in its own process and session, its output kept in a log file.
+
+    It ends when the demo ends, however the demo ends.
+    """
 
     def __init__(self, name: str, arguments: Sequence[str], log_dir: Path):
         self.name = name
@@ -412,7 +438,8 @@ class ChildProcess:
             # A session of its own: Ctrl-C reaches only the demo, which stops children in order.
             self.process = subprocess.Popen(
                 [sys.executable, *arguments], stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                stderr=subprocess.STDOUT, env=env, start_new_session=True,
+                preexec_fn=_exit_with_this_process())
 
     def exited(self) -> int | None:
         """The exit status if the process has ended, else None."""
@@ -519,12 +546,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _raise_keyboard_interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the demo; 0 when stopped by Ctrl-C or --duration, 1 if a process fails."""
+    """Run the demo; 0 when stopped by a signal or --duration, 1 if a process fails."""
+    stop = StopRequest()
     args = _parser().parse_args(argv)
     try:
         description = (args.model or bundled_description()).absolute()
@@ -537,20 +561,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A demo stays on this machine unless told otherwise (children inherit the environment).
     if not {'ROS_AUTOMATIC_DISCOVERY_RANGE', 'ROS_LOCALHOST_ONLY'} & set(os.environ):
         os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    context = Context()
-    # The demo handles SIGINT itself: it must outlive Ctrl-C long enough to stop its children.
-    rclpy.init(args=[], context=context, signal_handler_options=SignalHandlerOptions.NO)
-    viewer = Viewer(context=context)
-    executor = SingleThreadedExecutor(context=context)
-    executor.add_node(viewer)
-    screen = Screen(sys.stdout)
-    children: list[ChildProcess] = []
-    # Ctrl-C and SIGTERM both end the demo cleanly, even where SIGINT was inherited as ignored
-    # (a background job of a script).
-    previous_sigint = signal.signal(signal.SIGINT, signal.default_int_handler)
-    previous_sigterm = signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     start = time.monotonic()
     status = 0
+    children: list[ChildProcess] = []
     with tempfile.TemporaryDirectory(prefix='urdf_state_publisher_demo_') as temporary:
         log_dir = Path(temporary)
         params_file = None
@@ -559,29 +572,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             params_file.write_text(json.dumps(
                 {'/**': {'ros__parameters': {'xacro_args': list(args.xacro_arg)}}}))
         try:
+            # Started before rclpy's threads exist: ChildProcess runs code between fork and exec.
             children.append(ChildProcess(
                 'urdf_state_publisher',
                 node_arguments(description, publish_frequency, params_file), log_dir))
             children.append(ChildProcess(
                 'motion_source', motion_source_arguments(description, args.rate, args.xacro_arg),
                 log_dir))
-            status = _run(model, viewer, executor, screen, children, start, args.duration)
-        except KeyboardInterrupt:
-            pass
+            context = Context()
+            init_ros([], context)
+            viewer = Viewer(context=context)
+            executor = SingleThreadedExecutor(context=context)
+            executor.add_node(viewer)
+            screen = Screen(sys.stdout)
+            try:
+                status = _run(model, viewer, executor, screen, children, start, args.duration,
+                              stop)
+                screen.close()
+                # After SIGHUP the terminal is gone: nothing more to show.
+                if status == 0 and stop.signal != signal.SIGHUP:
+                    print(render_summary(model, viewer.cache, viewer.tf, viewer.tf_static,
+                                         viewer.joint_states, time.monotonic() - start),
+                          flush=True)
+            finally:
+                executor.shutdown()
+                viewer.destroy_node()
+                rclpy.try_shutdown(context=context)
         finally:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut cleanup
             for child in reversed(children):
                 child.stop()
-            elapsed = time.monotonic() - start
-            screen.close()
-            if status == 0:
-                print(render_summary(model, viewer.cache, viewer.tf, viewer.tf_static,
-                                     viewer.joint_states, elapsed), flush=True)
-            executor.shutdown()
-            viewer.destroy_node()
-            rclpy.try_shutdown(context=context)
-            signal.signal(signal.SIGTERM, previous_sigterm)
-            signal.signal(signal.SIGINT, previous_sigint)
     return status
 
 
@@ -594,13 +613,14 @@ def _fail(screen: Screen, message: str, children: Sequence[ChildProcess]) -> int
 
 
 def _run(model: RobotModel, viewer: Viewer, executor: SingleThreadedExecutor, screen: Screen,
-         children: Sequence[ChildProcess], start: float, duration: float | None) -> int:
-    """Spin and redraw until `duration` seconds after the first /tf message.
+         children: Sequence[ChildProcess], start: float, duration: float | None,
+         stop: StopRequest) -> int:
+    """Spin and redraw until a stop signal or `duration` seconds after the first /tf message.
 
     1 as soon as a child process ends, or if no /tf message arrives in STARTUP_TIMEOUT_S.
     """
     next_draw = start
-    while True:
+    while not stop.requested:
         now = time.monotonic()
         for child in children:
             code = child.exited()
@@ -622,6 +642,7 @@ def _run(model: RobotModel, viewer: Viewer, executor: SingleThreadedExecutor, sc
             if next_draw < now:
                 next_draw = now + screen.period
         executor.spin_once(timeout_sec=min(0.05, max(0.0, next_draw - time.monotonic())))
+    return 0
 
 
 if __name__ == '__main__':
