@@ -46,8 +46,7 @@ DEFAULT_POSITIONS_MAX_HZ = 50.0
 class ActiveModel:
     """A model, its joint stream and its serialized messages: swapped as a whole on reload."""
 
-    def __init__(self, model: RobotModel, text: str, stream: JointStream):
-        self.model = model
+    def __init__(self, text: str, stream: JointStream):
         self.text = text
         self.stream = stream
         self._templates: OrderedDict[object, TransformTemplate] = OrderedDict()
@@ -68,7 +67,7 @@ class ActiveModel:
     def static_message(self, sec: int, nanosec: int) -> TFMessage:
         """The complete /tf_static message: fixed joints and sensor frames."""
         prefix = self.stream.frame_prefix
-        statics = self.model.static_transforms()
+        statics = self.stream.model.static_transforms()
         rows = np.array([(*s.pose.translation, *s.pose.rotation) for s in statics]).reshape(-1, 7)
         frames = [(prefix + s.parent, prefix + s.child) for s in statics]
         return build_tf_message(frames, sec, nanosec, rows)
@@ -153,7 +152,7 @@ class UrdfStatePublisher(Node):
     def _activate(self, model: RobotModel, text: str, frame_prefix: str) -> None:
         """Swap in a model: one assignment, so no callback ever sees half of a change."""
         config = self._config
-        self._active = ActiveModel(model, text, JointStream(
+        self._active = ActiveModel(text, JointStream(
             model, report=self._report, clock=self._now, frame_prefix=frame_prefix,
             publish_interval_ns=config.publish_interval_ns,
             ignore_timestamp=config.ignore_timestamp))
@@ -169,8 +168,7 @@ class UrdfStatePublisher(Node):
             self._description_pub.publish(String(data=text))
 
     def _publish_static(self) -> None:
-        now = self.get_clock().now().seconds_nanoseconds()
-        self._tf_static.publish(self._active.static_message(*now))
+        self._tf_static.publish(self._active.static_message(*self._now()))
 
     def _on_description_topic(self, message: String) -> None:
         try:
@@ -216,7 +214,7 @@ class UrdfStatePublisher(Node):
         else:
             self._config = config
             if active is not None and config.frame_prefix != active.stream.frame_prefix:
-                self._activate(active.model, active.text, config.frame_prefix)
+                self._activate(active.stream.model, active.text, config.frame_prefix)
             elif active is not None:
                 active.stream.limit_rate(config.publish_interval_ns, config.ignore_timestamp)
         return SetParametersResult(successful=True)
@@ -301,7 +299,7 @@ class UrdfStatePublisher(Node):
         rate = report.period_received / DIAGNOSTICS_PERIOD_S
         age = '' if report.last_receipt is None else f'{now - report.last_receipt:.3f}'
         values = [
-            ('robot', active.model.name if active else ''),
+            ('robot', active.stream.model.name if active else ''),
             ('joint_states received', str(report.received)),
             ('joint_states rate (Hz)', f'{rate:.1f}'),
             ('joint_states age (s)', age),
@@ -324,7 +322,7 @@ class UrdfStatePublisher(Node):
             level, summary = DiagnosticStatus.OK, 'publishing'
         status = DiagnosticStatus(
             level=level, name=f'{self.get_name()}: joint_states', message=summary,
-            hardware_id=active.model.name if active else '',
+            hardware_id=active.stream.model.name if active else '',
             values=[KeyValue(key=k, value=v) for k, v in values])
         array = DiagnosticArray(status=[status])
         array.header.stamp = self.get_clock().now().to_msg()
