@@ -14,16 +14,10 @@ from urdf_state_publisher.description.messages import (
     Warnings,
 )
 from urdf_state_publisher.description.origins import ORIGIN_ATTRIBUTES, read_origin
-from urdf_state_publisher.description.records import (
-    Joint,
-    JointType,
-    Limits,
-    Mimic,
-    SoftLimits,
-    Vector3,
-)
+from urdf_state_publisher.description.records import Joint, JointType, Limits, Mimic, SoftLimits
 from urdf_state_publisher.description.values import finite_attribute, numbers
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.geometry import Vector3
 
 __all__ = ['read_joint']
 

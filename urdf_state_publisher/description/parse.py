@@ -32,7 +32,7 @@ __all__ = ['parse_description']
 _READ_ROBOT_CHILDREN = ('link', 'joint', 'sensor', 'model_state')
 _SKIPPED_ROBOT_CHILDREN = ('material', 'gazebo', 'transmission')
 _KNOWN_ROBOT_CHILDREN = (*_READ_ROBOT_CHILDREN, *_SKIPPED_ROBOT_CHILDREN)
-# The children of <link> in the URDF spec (origin is a deprecated extra that urdfdom_py reads).
+# The children of <link> in the URDF spec, and <origin>, which old files put in links.
 _LINK_PARTS = ('visual', 'collision', 'inertial')
 _KNOWN_LINK_CHILDREN = (*_LINK_PARTS, 'origin')
 
