@@ -1,7 +1,7 @@
 """Show a robot description in RViz 2, published by urdf_state_publisher."""
 
-from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch import LaunchContext, LaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
@@ -26,22 +26,28 @@ def declare_arguments() -> list[DeclareLaunchArgument]:
             'namespace',
             default_value='',
             description='Namespace of urdf_state_publisher and joint_state_publisher_gui.'),
+        # The three below set the node parameter of the same name only when given: left empty,
+        # the params_file's value, else the node's default, stands.
         DeclareLaunchArgument(
             'frame_prefix',
             default_value='',
-            description='Prepended verbatim to every frame id published on /tf and /tf_static.'),
+            description='Prepended verbatim to every frame id published on /tf and /tf_static '
+                        "(default: the params_file's, else none)."),
         DeclareLaunchArgument(
             'use_sim_time',
-            default_value='false',
-            description='Use the /clock topic as the time source.'),
+            default_value='',
+            description="Use the /clock topic as the time source: true or false (default: the "
+                        "params_file's, else false)."),
         DeclareLaunchArgument(
             'publish_frequency',
-            default_value='20.0',
-            description='Maximum rate (Hz) of /tf updates per joint.'),
+            default_value='',
+            description="Maximum rate (Hz) of /tf updates per joint (default: the params_file's, "
+                        'else 20.0).'),
         DeclareLaunchArgument(
             'params_file',
             default_value='',
-            description='Optional YAML file of urdf_state_publisher parameters.'),
+            description='Optional YAML file of urdf_state_publisher parameters; the arguments '
+                        'above that are given override it.'),
         DeclareLaunchArgument(
             'gui',
             default_value='false',
@@ -54,9 +60,36 @@ def declare_arguments() -> list[DeclareLaunchArgument]:
     ]
 
 
+def _sim_time(context: LaunchContext) -> list[dict]:
+    """Return use_sim_time for RViz and the sliders: as given, else nothing (their default)."""
+    value = context.launch_configurations['use_sim_time'].strip()
+    return [{'use_sim_time': ParameterValue(value, value_type=bool)}] if value else []
+
+
+def _viewers(context: LaunchContext) -> list[Node]:
+    """RViz 2 and, with gui:=true, joint_state_publisher_gui."""
+    joint_sliders = Node(
+        package='joint_state_publisher_gui',
+        executable='joint_state_publisher_gui',
+        name='joint_state_publisher_gui',
+        namespace=LaunchConfiguration('namespace'),
+        output='screen',
+        parameters=_sim_time(context),
+        condition=IfCondition(LaunchConfiguration('gui')),
+    )
+    rviz = Node(
+        package='rviz2',
+        executable='rviz2',
+        name='rviz2',
+        output='screen',
+        arguments=['-d', LaunchConfiguration('rviz_config')],
+        parameters=_sim_time(context),
+    )
+    return [joint_sliders, rviz]
+
+
 def generate_launch_description() -> LaunchDescription:
     """Start urdf_state_publisher, RViz 2 and, with gui:=true, joint_state_publisher_gui."""
-    use_sim_time = ParameterValue(LaunchConfiguration('use_sim_time'), value_type=bool)
     publisher = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(
             PathJoinSubstitution(
@@ -72,21 +105,5 @@ def generate_launch_description() -> LaunchDescription:
             'params_file': LaunchConfiguration('params_file'),
         }.items(),
     )
-    joint_sliders = Node(
-        package='joint_state_publisher_gui',
-        executable='joint_state_publisher_gui',
-        name='joint_state_publisher_gui',
-        namespace=LaunchConfiguration('namespace'),
-        output='screen',
-        parameters=[{'use_sim_time': use_sim_time}],
-        condition=IfCondition(LaunchConfiguration('gui')),
-    )
-    rviz = Node(
-        package='rviz2',
-        executable='rviz2',
-        name='rviz2',
-        output='screen',
-        arguments=['-d', LaunchConfiguration('rviz_config')],
-        parameters=[{'use_sim_time': use_sim_time}],
-    )
-    return LaunchDescription([*declare_arguments(), publisher, joint_sliders, rviz])
+    return LaunchDescription(
+        [*declare_arguments(), publisher, OpaqueFunction(function=_viewers)])

@@ -29,22 +29,28 @@ def declare_arguments() -> list[DeclareLaunchArgument]:
             'namespace',
             default_value='',
             description='Namespace of the node (and of its joint_states and robot_description).'),
+        # The three below set the node parameter of the same name only when given: left empty,
+        # the params_file's value, else the node's default, stands.
         DeclareLaunchArgument(
             'frame_prefix',
             default_value='',
-            description='Prepended verbatim to every frame id published on /tf and /tf_static.'),
+            description='Prepended verbatim to every frame id published on /tf and /tf_static '
+                        "(default: the params_file's, else none)."),
         DeclareLaunchArgument(
             'use_sim_time',
-            default_value='false',
-            description='Use the /clock topic as the time source.'),
+            default_value='',
+            description="Use the /clock topic as the time source: true or false (default: the "
+                        "params_file's, else false)."),
         DeclareLaunchArgument(
             'publish_frequency',
-            default_value='20.0',
-            description='Maximum rate (Hz) of /tf updates per joint.'),
+            default_value='',
+            description="Maximum rate (Hz) of /tf updates per joint (default: the params_file's, "
+                        'else 20.0).'),
         DeclareLaunchArgument(
             'params_file',
             default_value='',
-            description='Optional YAML file of node parameters (launch arguments win).'),
+            description='Optional YAML file of node parameters; the arguments above that are '
+                        'given override it.'),
     ]
 
 
@@ -54,10 +60,25 @@ def _params_files(context: LaunchContext) -> list[str]:
     return [params_file] if params_file else []
 
 
+def _given(context: LaunchContext, types: dict[str, type]) -> dict[str, ParameterValue]:
+    """Return the parameters among `types` whose launch argument was given a value.
+
+    An argument left at its default, empty, is not passed at all, so that it cannot override
+    the params file with a default the user never asked for.
+    """
+    given = {}
+    for name, value_type in types.items():
+        value = context.launch_configurations[name].strip()
+        if value:
+            given[name] = ParameterValue(value, value_type=value_type)
+    return given
+
+
 def _launch_setup(context: LaunchContext) -> list[Node]:
     """Build the node once the launch arguments are known.
 
-    The params file comes first so that the launch arguments override what it sets.
+    Later entries of `parameters` win: the params file, then the description from `model`,
+    then the parameter arguments that were given.
     """
     robot_description = ParameterValue(
         Command([
@@ -75,15 +96,12 @@ def _launch_setup(context: LaunchContext) -> list[Node]:
             output='screen',
             parameters=[
                 *_params_files(context),
-                {
-                    'robot_description': robot_description,
-                    'frame_prefix': ParameterValue(
-                        LaunchConfiguration('frame_prefix'), value_type=str),
-                    'use_sim_time': ParameterValue(
-                        LaunchConfiguration('use_sim_time'), value_type=bool),
-                    'publish_frequency': ParameterValue(
-                        LaunchConfiguration('publish_frequency'), value_type=float),
-                },
+                {'robot_description': robot_description},
+                _given(context, {
+                    'frame_prefix': str,
+                    'use_sim_time': bool,
+                    'publish_frequency': float,
+                }),
             ],
         ),
     ]

@@ -8,6 +8,7 @@ import ast
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from sys import stdlib_module_names
+from types import SimpleNamespace
 from xml.etree import ElementTree
 
 import pytest
@@ -252,6 +253,17 @@ def console_scripts(setup_py: Path) -> dict[str, str]:
     return {}
 
 
+def plain_scripts(setup_py: Path) -> list[str]:
+    """Return the file names of the `scripts=` of a setup.py."""
+    tree = _parse(setup_py)
+    constants = _module_strings(tree)
+    for call in _calls(tree, 'setup'):
+        scripts = _keyword(call, 'scripts')
+        if isinstance(scripts, (ast.List, ast.Tuple)):
+            return [Path(_string(element, constants)).name for element in scripts.elts]
+    return []
+
+
 def undeclared_parameters(used: Iterable[str], declared: Iterable[str]) -> list[str]:
     """Return, sorted and once each, the names in `used` that are not in `declared`."""
     return sorted(set(used) - set(declared))
@@ -324,11 +336,9 @@ def test_import_check_reports_a_third_party_import(tmp_path):
     assert module_level_imports(path) - ALLOWED_LAUNCH_IMPORTS == {'xacro', '.'}
 
 
-def test_our_nodes_run_console_scripts_of_setup_py():
-    """Every executable of this package that a launch file starts is a console script."""
-    if not SETUP_PY.exists():
-        pytest.skip('setup.py does not exist yet')
-    scripts = console_scripts(SETUP_PY)
+def test_our_nodes_run_executables_of_setup_py():
+    """Every executable of this package that a launch file starts is installed by setup.py."""
+    scripts = set(console_scripts(SETUP_PY)) | set(plain_scripts(SETUP_PY))
     ours = [
         (path.name, executable)
         for path in LAUNCH_FILES
@@ -337,7 +347,7 @@ def test_our_nodes_run_console_scripts_of_setup_py():
     ]
     assert ours, 'no launch file starts a node of this package'
     missing = [(name, executable) for name, executable in ours if executable not in scripts]
-    assert not missing, f'executables not in setup.py console_scripts: {missing}'
+    assert not missing, f'executables not in setup.py scripts or console_scripts: {missing}'
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda path: path.name)
@@ -376,8 +386,50 @@ def test_main_launch_file_arguments():
     literal_defaults = {
         name: value.value for name, value in declared.items() if isinstance(value, ast.Constant)}
     assert literal_defaults == {
-        'xacro_args': '', 'namespace': '', 'frame_prefix': '', 'use_sim_time': 'false',
-        'publish_frequency': '20.0', 'params_file': ''}
+        'xacro_args': '', 'namespace': '', 'frame_prefix': '', 'use_sim_time': '',
+        'publish_frequency': '', 'params_file': ''}
+
+
+PARAMETER_ARGUMENTS = ('frame_prefix', 'use_sim_time', 'publish_frequency')
+
+
+def _launch_file_function(path: Path, name: str, **namespace):
+    """Compile one function of a launch file alone, with `namespace` for what it uses.
+
+    launch is not installed here: the names it would give are stood in for by `namespace`.
+    """
+    (function,) = [node for node in _parse(path).body
+                   if isinstance(node, ast.FunctionDef) and node.name == name]
+    exec(compile(ast.Module(body=[function], type_ignores=[]), str(path), 'exec'), namespace)
+    return namespace[name]
+
+
+def test_parameter_arguments_go_last_and_only_when_given():
+    """A params file's value stands unless the launch argument of that name is given."""
+    (node,) = list(_calls(_parse(MAIN_LAUNCH), 'Node'))
+    first, *_, last = _keyword(node, 'parameters').elts
+    assert isinstance(first, ast.Starred) and _callee(first.value) == '_params_files'
+    assert isinstance(last, ast.Call) and _callee(last) == '_given'
+    assert [key.value for key in last.args[1].keys] == list(PARAMETER_ARGUMENTS)
+
+    given = _launch_file_function(
+        MAIN_LAUNCH, '_given', LaunchContext=object,
+        ParameterValue=lambda value, value_type: (value, value_type))
+    types = {'frame_prefix': str, 'use_sim_time': bool, 'publish_frequency': float}
+    context = SimpleNamespace(launch_configurations=dict.fromkeys(PARAMETER_ARGUMENTS, ''))
+    assert given(context, types) == {}
+    context.launch_configurations.update(publish_frequency='100.0', frame_prefix=' left/ ')
+    assert given(context, types) == {'publish_frequency': ('100.0', float),
+                                     'frame_prefix': ('left/', str)}
+
+
+def test_display_passes_use_sim_time_to_its_viewers_only_when_given():
+    sim_time = _launch_file_function(
+        DISPLAY_LAUNCH, '_sim_time', LaunchContext=object,
+        ParameterValue=lambda value, value_type: (value, value_type))
+    assert sim_time(SimpleNamespace(launch_configurations={'use_sim_time': ''})) == []
+    assert sim_time(SimpleNamespace(launch_configurations={'use_sim_time': 'true'})) == [
+        {'use_sim_time': ('true', bool)}]
 
 
 def test_display_declares_and_forwards_every_argument_of_the_main_launch_file():
@@ -423,8 +475,6 @@ def test_share_paths_exist_in_the_package(path):
 
 def test_setup_py_installs_the_shared_folders():
     """setup.py installs the folders the launch files look up in share/."""
-    if not SETUP_PY.exists():
-        pytest.skip('setup.py does not exist yet')
     folders = {parts[0] for path in LAUNCH_FILES for parts in own_share_paths(path)}
     strings = [
         node.value for node in ast.walk(_parse(SETUP_PY))
