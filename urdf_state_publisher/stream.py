@@ -142,7 +142,6 @@ class JointStream:
         # Bounds of the two arrays: a stamp past them is checked without indexing them.
         self._latest_published_ns = NEVER_NS
         self._latest_seen_ns = NEVER_NS
-        self._interval_ns = 0
         self.limit_rate(publish_interval_ns, ignore_timestamp)
         report.model_changed(model)
 
