@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / 'README.md'
 SECTION = 'python api'

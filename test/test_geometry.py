@@ -17,6 +17,8 @@ from urdf_state_publisher.geometry import (
     rotate,
 )
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 TOLERANCE = 1e-12
 PROPERTY = settings(max_examples=200, deadline=None)
 

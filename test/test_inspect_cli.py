@@ -13,6 +13,8 @@ import pytest
 from urdf_state_publisher import RobotModel
 from urdf_state_publisher.inspect_cli import main, render_dot
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 SAMPLE = RobotModel.from_file(SAMPLE_URDF)
 
 WARNING_URDF = """<robot name="warned">

@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 REPO = Path(__file__).resolve().parent.parent
 
 

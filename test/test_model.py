@@ -20,6 +20,8 @@ from reference_math import homogeneous, pose_matrix, quaternion_matrix, rodrigue
 
 from urdf_state_publisher import Pose, RobotModel
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_URDF = REPO / 'urdf' / 'sample_arm.urdf'
 SCALAR_TYPES = ('revolute', 'continuous', 'prismatic')

@@ -34,6 +34,8 @@ from reference_math import matrix_quaternion, pose_matrix, rpy_matrix
 from urdf_state_publisher import DescriptionError, RobotModel
 from urdf_state_publisher.description import JointType
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 # --------------------------------------------------------------------------- budgets
 
 # Wall-clock bound for one fuzz case (parse, build, a few updates), and the CPU time after

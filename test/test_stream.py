@@ -23,6 +23,8 @@ from urdf_state_publisher.stream import (
     UNKNOWN_NAMES_REPORTED,
 )
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = RobotModel.from_file(REPO / 'urdf' / 'sample_arm.urdf')
 MIXED = RobotModel.from_file(REPO / 'test' / 'fixtures' / 'mixed_joints.urdf')

@@ -21,6 +21,8 @@ from reference_math import (
 
 from urdf_state_publisher import DescriptionError, parse_description, RobotModel
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 LIMIT = '<limit lower="-3" upper="3" effort="1" velocity="1"/>'
 HALF_PI = math.pi / 2
 
