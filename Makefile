@@ -9,7 +9,8 @@ ROS_DISTRO ?= jazzy
 PYTHON ?= python3
 export ROS_DISTRO PYTHON
 IN_ENV := bash tools/bootstrap_env.sh run
-ROS_FREE_ONLY := $(if $(filter none,$(ROS_DISTRO)),-m ros_free)
+# Without ROS only the modules marked ros_free are collected: the others import rclpy.
+ROS_FREE_ONLY := $(if $(filter none,$(ROS_DISTRO)),-m ros_free $(shell grep -l '^pytestmark = pytest.mark.ros_free' test/test_*.py))
 PYTEST_ARGS ?=
 DEMO_ARGS ?=
 BENCH_ARGS ?=
