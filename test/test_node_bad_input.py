@@ -29,6 +29,7 @@ from node_fixtures import (
     wait_for_log,
 )
 import pytest
+from rclpy.serialization import serialize_message
 from tf2_msgs.msg import TFMessage
 
 PAN, TORSO, ELBOW = 'shoulder_pan_joint', 'torso_lift_joint', 'elbow_joint'
@@ -157,6 +158,8 @@ def test_diagnostics_count_received_states_unknown_names_and_drop_reasons(links)
         joint_state(ns(105), [PAN, ELBOW], [0.1]),
         joint_state(ns(105, 10_000_000), [PAN], [0.2]),  # 10 ms after the last: rate limit
         joint_state(ns(106), [ELBOW], [3.0]),  # clamped to 2.3
+        # Bytes cut short: a sender with a broken serializer (the node reads the raw bytes).
+        serialize_message(joint_state(ns(107), [PAN, ELBOW], [0.1, 0.2]))[:30],
     ]
 
     for state in states:
@@ -172,9 +175,12 @@ def test_diagnostics_count_received_states_unknown_names_and_drop_reasons(links)
     assert values['dropped: duplicated joint names'] == '1'
     assert values['dropped: names and positions differ in length'] == '1'
     assert values['dropped: rate limit (publish_frequency)'] == '1'
+    assert values['dropped: malformed JointState bytes'] == '1'
     assert 'dropped: internal error' not in values
     assert values['_level'] == DiagnosticStatus.WARN  # some input was unusable
     assert int(values['joint_states received']) == start + len(states)
+    log = wait_for_log(link.process, link.probe, 'ignoring a JointState')
+    assert 'a string of 19 bytes does not fit' in log  # 'shoulder_pan_joint'
 
 
 def test_diagnostics_report_the_joint_states_rate(links):

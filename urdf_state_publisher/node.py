@@ -7,16 +7,10 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
-from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import (
-    DurabilityPolicy,
-    HistoryPolicy,
-    qos_profile_sensor_data,
-    QoSProfile,
-    ReliabilityPolicy,
-)
+from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState, MultiDOFJointState
 from std_msgs.msg import String
@@ -24,18 +18,15 @@ from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher.description import read_description_file
 from urdf_state_publisher.errors import DescriptionError, StartupError
+from urdf_state_publisher.joint_state_wire import JointStateReader, MalformedJointState
 from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.parameters import NodeConfig, PARAMETERS, ParameterValueError
+from urdf_state_publisher.parameters import declare, NodeConfig, PARAMETERS, ParameterValueError
+from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
 from urdf_state_publisher.stream import INTERNAL_ERROR, JointStream, Publication, StreamReport
 from urdf_state_publisher.tf_wire import build_tf_message, TransformTemplate
 
 __all__ = ['UrdfStatePublisher']
 
-TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
-                    reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
-LATCHED_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
-                         reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TEMPLATE_CACHE_SIZE = 64
 LOG_THROTTLE_S = 5.0
 DIAGNOSTICS_PERIOD_S = 1.0
@@ -82,13 +73,8 @@ class UrdfStatePublisher(Node):
         Raises StartupError when the description or a parameter is unusable.
         """
         super().__init__('urdf_state_publisher', **node_options)
-        for spec in PARAMETERS:
-            # Dynamically typed: NodeConfig checks the types, with messages for the user.
-            self.declare_parameter(spec.name, spec.default, ParameterDescriptor(
-                description=spec.description, read_only=spec.read_only, dynamic_typing=True))
         try:
-            self._config = NodeConfig.from_values(
-                {spec.name: self.get_parameter(spec.name).value for spec in PARAMETERS})
+            self._config = declare(self)  # typed, read-only where so, with ranges
         except ParameterValueError as error:
             raise StartupError(str(error)) from error
 
@@ -98,14 +84,16 @@ class UrdfStatePublisher(Node):
         self._description_pub = None
         self._active: ActiveModel | None = None
         self._report = StreamReport()
+        self._joint_state_reader = JointStateReader()
         self._next_log: dict[str, float] = {}
 
         self._load_initial_description()
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
+        # raw: the bytes as received, read by JointStateReader, without a message object.
         self.create_subscription(
             JointState, 'joint_states', self._on_joint_state, qos_profile_sensor_data,
-            qos_overriding_options=QoSOverridingOptions.with_default_policies())
+            qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
         self.create_subscription(
             MultiDOFJointState, 'multi_dof_joint_states', self._on_multi_dof_joint_state,
             qos_profile_sensor_data,
@@ -248,15 +236,19 @@ class UrdfStatePublisher(Node):
         if publication is not None:
             self._tf.publish(active.serialize(publication))
 
-    def _on_joint_state(self, message: JointState) -> None:
+    def _on_joint_state(self, data: bytes) -> None:
         try:
             active = self._active
             if active is None:
                 self._report.received_without_model()
                 return
-            stamp = message.header.stamp
-            self._publish(active, active.stream.joint_state(
-                message.name, message.position, (stamp.sec, stamp.nanosec)))
+            try:
+                stamp, names, positions = self._joint_state_reader.read(data)
+            except MalformedJointState as error:
+                self._report.received_malformed()
+                self._log_throttled('malformed', f'ignoring a JointState: {error}')
+                return
+            self._publish(active, active.stream.joint_state(names, positions, stamp))
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self._report.drop(INTERNAL_ERROR)
             self._log_throttled('joint_state_error',

@@ -31,6 +31,7 @@ NOT_SCALAR = 'value for a fixed, floating or planar joint'
 NON_FINITE = 'NaN or infinite position'
 UNUSABLE_POSE = 'unusable MultiDOFJointState entry'
 INTERNAL_ERROR = 'internal error'
+MALFORMED = 'malformed JointState bytes'
 # Problems that drop nothing, named in the diagnostics summary of the period they occur in.
 UNKNOWN = 'unknown joint names'
 CLAMPED = 'joints clamped'
@@ -86,6 +87,11 @@ class StreamReport:
         """Count `count` items dropped for `reason`."""
         self.dropped[reason] = self.dropped.get(reason, 0) + count
         self.period_problems.add(reason)
+
+    def received_malformed(self) -> None:
+        """Count a JointState whose bytes could not be read."""
+        self.count_joint_state()
+        self.drop(MALFORMED)
 
     def received_without_model(self) -> None:
         """Count a JointState that arrived before any robot description."""

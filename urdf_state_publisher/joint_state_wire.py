@@ -1,0 +1,141 @@
+"""sensor_msgs/JointState read straight from its serialized bytes: stamp, names and positions.
+
+The node subscribes to joint_states with `raw=True`: rclpy then hands over the bytes the
+middleware received instead of building a message of N Python strings and three float lists,
+which costs more than everything else the node does with a JointState. The encoding is CDR
+(OMG DDS-XTypes, plain CDR version 1), what every ROS 2 middleware sends for ROS messages:
+
+    4 bytes encapsulation: 00 00 (big-endian) or 00 01 (little-endian), then options
+    header: stamp (int32 sec, uint32 nanosec), frame_id (string)
+    name (sequence<string>), position (sequence<double>), velocity, effort (not read)
+
+with a string as uint32 length (counting the terminating NUL), bytes and NUL, a sequence as
+uint32 count and elements, and every number aligned to its size from the end of the
+encapsulation. A source sends the same names message after message: the reader keeps the
+last name sequence and decodes it again only when its bytes change. Padding is left out of that
+comparison: middlewares leave it uninitialised, so it differs between equal messages.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ['JointStateReader', 'MalformedJointState', 'NamesLayout']
+
+ENCAPSULATION_SIZE = 4
+NAME_SEQUENCES_KEPT = 4
+BYTE_ORDERS = {b'\x00\x00': '>', b'\x00\x01': '<'}  # CDR_BE, CDR_LE
+
+
+class MalformedJointState(ValueError):  # noqa: N818 - the name says what the bytes are
+    """Bytes that are not a JointState this reader understands; the message says why."""
+
+
+class NamesLayout(NamedTuple):
+    """A name sequence as it was read, to recognise it in later messages.
+
+    Its size in bytes, the offsets (from its start) of its bytes that are not padding, those
+    bytes, and the names they spell.
+    """
+
+    size: int
+    kept: np.ndarray
+    kept_bytes: bytes
+    names: tuple[str, ...]
+
+    def matches(self, data: bytes, start: int) -> bool:
+        """Whether the name sequence at `start` of `data` is this one."""
+        if start + self.size > len(data):
+            return False
+        block = np.frombuffer(data, dtype=np.uint8, count=self.size, offset=start)
+        return block[self.kept].tobytes() == self.kept_bytes
+
+
+class JointStateReader:
+    """Reads (sec, nanosec), names and positions from serialized JointStates."""
+
+    def __init__(self):
+        # The name sequences seen last, most recent first: several sources (an arm, a gripper)
+        # may share one joint_states topic.
+        self._layouts: list[NamesLayout] = []
+
+    def read(self, data: bytes) -> tuple[tuple[int, int], tuple[str, ...], np.ndarray]:
+        """The stamp, names and positions of the JointState serialized in `data`.
+
+        Positions are a read-only view into `data`. Raises MalformedJointState.
+        """
+        order = BYTE_ORDERS.get(bytes(data[:2]))
+        if order is None:
+            raise MalformedJointState(
+                f'unsupported encapsulation {bytes(data[:2]).hex()} (not plain CDR)')
+        try:
+            sec, nanosec = struct.unpack_from(order + 'iI', data, ENCAPSULATION_SIZE)
+            offset = _skip_string(data, order, ENCAPSULATION_SIZE + 8)  # header.frame_id
+            layout = self._names_at(data, order, _aligned(offset, 4))
+            offset = _aligned(_aligned(offset, 4) + layout.size, 4)
+            (count,) = struct.unpack_from(order + 'I', data, offset)
+            offset = _aligned(offset + 4, 8)
+            if offset + 8 * count > len(data):
+                raise MalformedJointState(f'{count} positions do not fit in {len(data)} bytes')
+            positions = np.frombuffer(data, dtype=order + 'f8', count=count, offset=offset)
+        except struct.error as error:
+            raise MalformedJointState(f'truncated JointState ({len(data)} bytes)') from error
+        return (sec, nanosec), layout.names, positions
+
+    def _names_at(self, data: bytes, order: str, start: int) -> NamesLayout:
+        layouts = self._layouts
+        for i, layout in enumerate(layouts):
+            if layout.matches(data, start):
+                if i:
+                    layouts.insert(0, layouts.pop(i))
+                return layout
+        layout = _read_names(data, order, start)
+        layouts.insert(0, layout)
+        del layouts[NAME_SEQUENCES_KEPT:]
+        return layout
+
+
+def _aligned(offset: int, size: int) -> int:
+    """`offset` rounded up to a multiple of `size`, counted from the end of the encapsulation."""
+    return offset + (-(offset - ENCAPSULATION_SIZE)) % size
+
+
+def _string_at(data: bytes, order: str, offset: int) -> tuple[int, int]:
+    """The start and size (its NUL included) of the string at `offset`."""
+    offset = _aligned(offset, 4)
+    (size,) = struct.unpack_from(order + 'I', data, offset)
+    start = offset + 4
+    if start + size > len(data):
+        raise MalformedJointState(f'a string of {size} bytes does not fit in {len(data)} bytes')
+    return start, size
+
+
+def _skip_string(data: bytes, order: str, offset: int) -> int:
+    start, size = _string_at(data, order, offset)
+    return start + size
+
+
+def _read_names(data: bytes, order: str, first: int) -> NamesLayout:
+    """The name sequence at `first` (4-aligned)."""
+    (count,) = struct.unpack_from(order + 'I', data, first)
+    if count > (len(data) - first) // 4:
+        raise MalformedJointState(f'{count} names do not fit in {len(data)} bytes')
+    # Runs of bytes that are not padding: the count, then each string's size and characters.
+    run_starts, run_ends = [first], [first + 4]
+    offset = first + 4
+    names = []
+    for _ in range(count):
+        start, size = _string_at(data, order, offset)
+        run_starts.append(start - 4)
+        run_ends.append(start + size)
+        # A name that is not UTF-8 cannot be a joint's: it is kept, visibly, as unknown.
+        names.append(bytes(data[start:start + max(size - 1, 0)]).decode('utf-8', 'replace'))
+        offset = start + size
+    starts, ends = np.array(run_starts) - first, np.array(run_ends) - first
+    lengths = ends - starts
+    kept = np.arange(lengths.sum()) + np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    block = np.frombuffer(data, dtype=np.uint8, count=offset - first, offset=first)
+    return NamesLayout(offset - first, kept, block[kept].tobytes(), tuple(names))
