@@ -1,58 +1,120 @@
-"""The relay floor: the simplest rclpy node that turns each JointState into a /tf message.
+"""The relay floors: rclpy nodes that turn each JointState into a /tf message, and nothing else.
 
-It receives JointState (same QoS as the node) and publishes an already-built TFMessage of the
-same number of transforms, copying only the stamp: what any rclpy node pays for the executor,
-deserialization and publishing, before doing any work.
+Each receives JointState (SensorDataQoS, as the node does) and publishes a TFMessage of
+--transforms transforms built once, copying only the JointState's stamp into it: what an rclpy
+node pays to receive and publish, before doing any kinematics.
+
+  single          SingleThreadedExecutor, message objects in and out, the stamp copied into
+                  the first transform: the plain rclpy relay, the baseline of the ratios
+  events          the same callback on rclpy.experimental.EventsExecutor
+  floor-events    EventsExecutor, a raw=True subscription, publish(bytes) of a TFMessage
+                  serialized once in which every transform's stamp is patched
+  floor-waitset   the floor-events relay without an executor: one reused WaitSet, take, publish
+
+Stops on SIGINT or SIGTERM with status 0.
 """
 
 import argparse
+import signal
 
 from geometry_msgs.msg import TransformStamped
 import rclpy
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.qos import qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import serialize_message
+from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
+MODES = ('single', 'events', 'floor-events', 'floor-waitset')
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)  # the node's /tf QoS
+POLL_NS = 100_000_000  # how long a stop signal may wait for the loop to notice it
+# The stamp of a JointState's header: after the 4-byte CDR encapsulation header.
+JOINT_STATE_STAMP = slice(4, 12)
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument('--transforms', type=int, required=True)
-    parser.add_argument('--executor', choices=('single', 'events'), default='single',
-                        help='SingleThreadedExecutor (every distro) or the experimental '
-                             'EventsExecutor (Jazzy and later)')
-    args, ros_args = parser.parse_known_args()
-    rclpy.init(args=ros_args)
-    node = rclpy.create_node('relay')
+
+def tf_message(transforms: int, sec: int = 0) -> TFMessage:
+    """A TFMessage of `transforms` identity transforms, each stamped (sec + index, 0)."""
     message = TFMessage()
-    for i in range(args.transforms):
+    for i in range(transforms):
         stamped = TransformStamped()
+        stamped.header.stamp.sec = sec + i
         stamped.header.frame_id = f'link_{i}'
         stamped.child_frame_id = f'link_{i + 1}'
         stamped.transform.rotation.w = 1.0
         message.transforms.append(stamped)
-    publisher = node.create_publisher(
-        TFMessage, '/tf', QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
-    first = message.transforms[0].header
+    return message
 
-    def relay(state: JointState) -> None:
-        first.stamp = state.header.stamp
-        publisher.publish(message)
 
-    node.create_subscription(JointState, 'joint_states', relay, qos_profile_sensor_data)
-    if args.executor == 'events':
-        from rclpy.experimental import EventsExecutor
-        executor = EventsExecutor()
+def tf_pieces(transforms: int) -> list[bytes]:
+    """The serialized TFMessage cut at each stamp: stamp.join(pieces) is the stamped message.
+
+    Every stamp is a distinct sentinel, found by search; the pieces hold everything else.
+    """
+    base = 0x5A5A0000  # stamps base + i: byte patterns that no frame name or double holds
+    data = serialize_message(tf_message(transforms, base))
+    pieces, start = [], 0
+    for i in range(transforms):
+        offset = data.index((base + i).to_bytes(4, 'little') + bytes(4), start)
+        pieces.append(data[start:offset])
+        start = offset + 8
+    return pieces + [data[start:]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--transforms', type=int, required=True)
+    parser.add_argument('--mode', choices=MODES, default='single')
+    args, ros_args = parser.parse_known_args()
+    # A flag polled by the loops, as the node's own process does: rclpy's handlers would shut
+    # the context down under a running wait.
+    stopping = []
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: stopping.append(True))
+    rclpy.init(args=ros_args, signal_handler_options=SignalHandlerOptions.NO)
+    node = rclpy.create_node('relay')
+    publisher = node.create_publisher(TFMessage, '/tf', TF_QOS)
+    raw = args.mode.startswith('floor')
+    if raw:
+        pieces = tf_pieces(args.transforms)
+
+        def relay(data: bytes) -> None:
+            publisher.publish(data[JOINT_STATE_STAMP].join(pieces))
     else:
-        executor = SingleThreadedExecutor()
-    executor.add_node(node)
+        message = tf_message(args.transforms)
+        # The first transform only, as this relay always did: the baseline the ratios (and
+        # the C++ figure quoted with them) were measured against.
+        first = message.transforms[0].header
+
+        def relay(state: JointState) -> None:
+            first.stamp = state.header.stamp
+            publisher.publish(message)
+
+    subscription = node.create_subscription(JointState, 'joint_states', relay,
+                                            qos_profile_sensor_data, raw=raw)
     try:
-        # Not executor.spin(): the experimental EventsExecutor does not return from it when
-        # SIGINT shuts the context down. spin_once() only waits while idle.
-        while rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        if args.mode == 'floor-waitset':
+            wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, node.context.handle)
+            handle = subscription.handle
+            while not stopping:
+                wait_set.clear_entities()
+                wait_set.add_subscription(handle)
+                wait_set.wait(POLL_NS)
+                while (taken := handle.take_message(JointState, True)) is not None:
+                    relay(taken[0])
+        else:
+            if args.mode == 'single':
+                executor = SingleThreadedExecutor()
+            else:
+                from rclpy.experimental import EventsExecutor
+                executor = EventsExecutor()
+            executor.add_node(node)
+            # spin_once, not spin(): the EventsExecutor's spin() ignores signals.
+            while not stopping:
+                executor.spin_once(timeout_sec=POLL_NS / 1e9)
+            executor.shutdown()
     finally:
         node.destroy_node()
         rclpy.try_shutdown()

@@ -1,31 +1,82 @@
-"""The benchmark's CI-sized mode runs and prints every table, so the script cannot rot."""
+"""The benchmark's CI-sized run measures what it says: every row, from /tf that really flowed.
 
+`bench/benchmark.py --smoke --json FILE` drives the node and the relays of bench/relay.py over
+DDS; the checks below read its machine-readable output, so a node that publishes nothing, a
+row that goes missing or a latency not computed from the JointState stamps fails here.
+"""
+
+import json
+import math
 from pathlib import Path
-import re
 import subprocess
 import sys
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+NODE = 'urdf_state_publisher'
+RELAYS = ('relay single', 'relay events', 'floor events', 'floor waitset')
 
 
-def test_benchmark_smoke_prints_every_section():
+def finite_positive(value) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+
+
+@pytest.fixture(scope='module')
+def smoke(tmp_path_factory) -> tuple[dict, str]:
     pytest.importorskip('jvrc_description', reason='the benchmark runs on jvrc1 from PyPI')
     pytest.importorskip('psutil', reason='the benchmark measures CPU and memory with psutil')
-    result = subprocess.run([sys.executable, str(REPO / 'bench' / 'benchmark.py'), '--smoke'],
-                            capture_output=True, text=True, timeout=240, cwd=REPO)
+    path = tmp_path_factory.mktemp('bench') / 'smoke.json'
+    result = subprocess.run(
+        [sys.executable, str(REPO / 'bench' / 'benchmark.py'), '--smoke', '--json', str(path)],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
     assert result.returncode == 0, result.stdout + result.stderr
-    out = result.stdout
-    # 1-3: one row per robot with a ratio to the floor
-    ratios = re.findall(r'^(\S+) \(.*?\)\s+\d+\s+\d+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+'
-                        r'([\d.]+)', out, re.MULTILINE)
-    assert [name for name, _ in ratios] == ['sample_arm', 'jvrc1', 'many_hands'], out
-    assert all(float(ratio) > 0 for _, ratio in ratios)
-    # 4-5: our node and the relay both received /tf at the driven rate
-    e2e = re.findall(r'^\s+\d+ (urdf_state_publisher|relay \(floor\))\s+(\d+)\s+([\d.]+)', out,
-                     re.MULTILINE)
-    assert {name for name, _, _ in e2e} == {'urdf_state_publisher', 'relay (floor)'}, out
-    assert all(float(rate) > 0 for _, _, rate in e2e), out
-    assert re.search(r'^6\. Start-up.*: [\d.]+ s', out, re.MULTILINE), out
-    assert re.search(r'RSS after\s+[\d,]+ messages:\s+[\d.]+ MiB', out), out
+    return json.loads(path.read_text()), result.stdout
+
+
+def test_every_robot_rate_and_process_has_one_row(smoke):
+    report, _ = smoke
+    assert report['processes'] == [NODE, *RELAYS]
+    assert len(report['robots']) == 3 and report['rates']
+    keys = [(r['robot'], r['rate'], r['process']) for r in report['end_to_end']]
+    assert sorted(keys) == sorted((robot, rate, process) for robot in report['robots']
+                                  for rate in report['rates'] for process in report['processes'])
+
+
+def test_the_node_answers_each_joint_state_with_tf_carrying_its_stamp(smoke):
+    report, _ = smoke
+    for row in report['end_to_end']:
+        if row['process'] != NODE:
+            continue
+        assert row['sent'] > 0, row
+        # Only /tf whose stamp is one a JointState of the run carried counts as received.
+        assert row['out_per_in'] > 0.9, row
+        assert row['stamps_carried'], row  # every transform of sampled /tf: that one stamp
+        assert row['transforms'] == row['joints'], row  # one transform per moving joint
+        # Latencies are receipt time minus those stamps: plausible only if they were copied.
+        assert 0 < row['p50_ms'] <= row['p99_ms'] < 1000, row
+
+
+def test_every_row_has_finite_cpu_and_ordered_latencies(smoke):
+    report, _ = smoke
+    for row in report['end_to_end']:
+        assert finite_positive(row['cpu_us_per_js']), row
+        assert finite_positive(row['cpu_ratio']), row
+        assert row['out_per_in'] > 0, row  # the relays published the stamps they were sent
+        assert row['transforms'] == row['joints'], row  # same size of /tf as the node
+        assert 0 < row['p50_ms'] <= row['p99_ms'] < 1000, row
+    baseline = [r for r in report['end_to_end'] if r['process'] == 'relay single']
+    assert all(r['cpu_ratio'] == 1.0 for r in baseline)
+
+
+def test_in_process_start_up_and_memory_sections(smoke):
+    report, out = smoke
+    assert [r['robot'] for r in report['in_process']] == report['robots']
+    for row in report['in_process']:
+        assert finite_positive(row['p50_us']) and row['p50_us'] <= row['p99_us'], row
+        assert finite_positive(row['floor_p50_us']), row
+    assert finite_positive(report['startup_s']) and report['startup_s'] < 30
+    assert report['memory'] and all(finite_positive(m['rss_mib']) for m in report['memory'])
+    for heading in ('1. In-process', '2. End to end', 'targets (not asserted)', '3. Start-up',
+                    '4. Memory', 'C++ robot_state_publisher 3.3.3'):
+        assert heading in out, out
