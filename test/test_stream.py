@@ -792,3 +792,18 @@ def test_nothing_a_sender_does_raises_or_publishes_non_finite_rows(steps, ignore
             assert np.allclose(np.linalg.norm(publication.rows[:, 3:], axis=1), 1.0)
             assert len(publication.rows) == len(publication.index) > 0
             assert len(set(publication.index.tolist())) == len(publication.index)
+
+
+def test_long_joint_lists_in_notices_are_cut_to_ten_names_and_a_count():
+    model = RobotModel.from_urdf(
+        '<robot name="long">' + ''.join(f'<link name="l{i}"/>' for i in range(41))
+        + ''.join(f'<joint name="j{i}" type="continuous"><parent link="l{i}"/>'
+                  f'<child link="l{i + 1}"/></joint>' for i in range(40)) + '</robot>')
+    stream = make_stream(model)
+    names = [f'j{i}' for i in range(40)]
+    stream.joint_state(names, [0.0] * 40, stamp(ns(2)))
+    stream.joint_state(names, [0.0] * 40, stamp(ns(1)))  # back in time, every joint
+
+    (text,) = [n.text for n in stream.report.notices if n.kind == 'time']
+    assert ', '.join(names[:10]) + ', ... and 30 more' in text
+    assert 'j10' not in text.split('more')[0].split(', ')

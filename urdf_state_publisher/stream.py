@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from urdf_state_publisher.description.messages import listing
 from urdf_state_publisher.geometry import normalized, Pose
 from urdf_state_publisher.model import JointUpdate, RobotModel
 
@@ -207,7 +208,7 @@ class JointStream:
             self.report.notices.append(Notice('multi_dof_ignored',
                 'MultiDOFJointState entries ignored (not a floating or planar joint of the '
                 'model, a duplicated name, or a non-finite or zero transform): '
-                f'{", ".join(ignored)}'))
+                f'{listing(ignored)}'))
             index, rows = index[usable], rows[usable]
         if not len(index):
             return None
@@ -236,7 +237,7 @@ class JointStream:
             if back.any():
                 self.report.notices.append(Notice('time',
                     'joint state time moved backwards (simulation reset, bag loop or a '
-                    f'restarted source?) for: {", ".join(self.joints[i] for i in index[back])}; '
+                    f'restarted source?) for: {listing([self.joints[i] for i in index[back]])}; '
                     'publishing them again from the new time'))
                 self._last_published_ns[index[back]] = NEVER_NS
         self._last_seen_ns[index] = stamp_ns
@@ -267,7 +268,7 @@ class JointStream:
     def _report_length_mismatch(self, names: Sequence[str], positions: int) -> None:
         self.report.drop(LENGTH_MISMATCH)
         if positions < len(names):
-            detail = f'ignoring the joints without a position: {", ".join(names[positions:])}'
+            detail = f'ignoring the joints without a position: {listing(names[positions:])}'
         else:
             detail = f'ignoring the {positions - len(names)} positions without a name'
         self.report.notices.append(Notice('length',
@@ -282,23 +283,23 @@ class JointStream:
             report.drop(DUPLICATED, len(plan.duplicated))
             report.notices.append(Notice('duplicated',
                 'JointState names these joints more than once, so their values are ambiguous '
-                f'and ignored: {", ".join(plan.duplicated)}'))
+                f'and ignored: {listing(plan.duplicated)}'))
         if plan.not_scalar:
             report.drop(NOT_SCALAR, len(plan.not_scalar))
             report.notices.append(Notice('not_scalar',
                 'JointState gives a value to joints without a single position (fixed joints '
                 'take none; drive floating and planar joints with MultiDOFJointState on '
-                f'multi_dof_joint_states): {", ".join(plan.not_scalar)}'))
+                f'multi_dof_joint_states): {listing(plan.not_scalar)}'))
         if update.non_finite:
             report.drop(NON_FINITE, len(update.non_finite))
             report.notices.append(Notice('non_finite',
-                f'JointState has NaN or infinite positions for: {", ".join(update.non_finite)} '
+                f'JointState has NaN or infinite positions for: {listing(update.non_finite)} '
                 '(ignored)'))
         if update.clamped:
             report.clamped.update(update.clamped)
             report.period_problems.add(CLAMPED)
             report.notices.append(Notice('clamped',
-                f'joint values outside their limits were clamped: {", ".join(update.clamped)}'))
+                f'joint values outside their limits were clamped: {listing(update.clamped)}'))
 
     def _report_unknown(self, names: tuple[str, ...]) -> None:
         """Report each unknown name once, up to UNKNOWN_NAMES_REPORTED of them, then count."""
