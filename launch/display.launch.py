@@ -9,45 +9,14 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from urdf_state_publisher.parameters import launch_arguments
+
 
 def declare_arguments() -> list[DeclareLaunchArgument]:
     """Return the arguments of urdf_state_publisher.launch.py, then those of this file."""
     return [
-        DeclareLaunchArgument(
-            'model',
-            default_value=PathJoinSubstitution(
-                [FindPackageShare('urdf_state_publisher'), 'urdf', 'sample_arm.urdf.xacro']),
-            description='Robot description: a .urdf or .xacro file (expanded with xacro).'),
-        DeclareLaunchArgument(
-            'xacro_args',
-            default_value='',
-            description="Space-separated 'name:=value' arguments for a .xacro model."),
-        DeclareLaunchArgument(
-            'namespace',
-            default_value='',
-            description='Namespace of urdf_state_publisher and joint_state_publisher_gui.'),
-        # The three below set the node parameter of the same name only when given: left empty,
-        # the params_file's value, else the node's default, stands.
-        DeclareLaunchArgument(
-            'frame_prefix',
-            default_value='',
-            description='Prepended verbatim to every frame id published on /tf and /tf_static '
-                        "(default: the params_file's, else none)."),
-        DeclareLaunchArgument(
-            'use_sim_time',
-            default_value='',
-            description="Use the /clock topic as the time source: true or false (default: the "
-                        "params_file's, else false)."),
-        DeclareLaunchArgument(
-            'publish_frequency',
-            default_value='',
-            description="Maximum rate (Hz) of /tf updates per joint (default: the params_file's, "
-                        'else 20.0).'),
-        DeclareLaunchArgument(
-            'params_file',
-            default_value='',
-            description='Optional YAML file of urdf_state_publisher parameters; the arguments '
-                        'above that are given override it.'),
+        *launch_arguments(
+            'Namespace of urdf_state_publisher and joint_state_publisher_gui.'),
         DeclareLaunchArgument(
             'gui',
             default_value='false',
@@ -95,15 +64,10 @@ def generate_launch_description() -> LaunchDescription:
             PathJoinSubstitution(
                 [FindPackageShare('urdf_state_publisher'), 'launch',
                  'urdf_state_publisher.launch.py'])),
-        launch_arguments={
-            'model': LaunchConfiguration('model'),
-            'xacro_args': LaunchConfiguration('xacro_args'),
-            'namespace': LaunchConfiguration('namespace'),
-            'frame_prefix': LaunchConfiguration('frame_prefix'),
-            'use_sim_time': LaunchConfiguration('use_sim_time'),
-            'publish_frequency': LaunchConfiguration('publish_frequency'),
-            'params_file': LaunchConfiguration('params_file'),
-        }.items(),
+        # Every argument of urdf_state_publisher.launch.py, as given here.
+        launch_arguments=[
+            (argument.name, LaunchConfiguration(argument.name))
+            for argument in launch_arguments('')],
     )
     return LaunchDescription(
         [*declare_arguments(), publisher, OpaqueFunction(function=_viewers)])

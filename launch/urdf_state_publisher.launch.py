@@ -2,56 +2,17 @@
 
 from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import (
-    Command,
-    FindExecutable,
-    LaunchConfiguration,
-    PathJoinSubstitution,
-)
+from launch.substitutions import Command, FindExecutable, LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
-from launch_ros.substitutions import FindPackageShare
+
+from urdf_state_publisher.parameters import launch_arguments, LAUNCH_OVERRIDES
 
 
 def declare_arguments() -> list[DeclareLaunchArgument]:
-    """Return the launch arguments of this file, with their defaults."""
-    return [
-        DeclareLaunchArgument(
-            'model',
-            default_value=PathJoinSubstitution(
-                [FindPackageShare('urdf_state_publisher'), 'urdf', 'sample_arm.urdf.xacro']),
-            description='Robot description: a .urdf or .xacro file (expanded with xacro).'),
-        DeclareLaunchArgument(
-            'xacro_args',
-            default_value='',
-            description="Space-separated 'name:=value' arguments for a .xacro model."),
-        DeclareLaunchArgument(
-            'namespace',
-            default_value='',
-            description='Namespace of the node (and of its joint_states and robot_description).'),
-        # The three below set the node parameter of the same name only when given: left empty,
-        # the params_file's value, else the node's default, stands.
-        DeclareLaunchArgument(
-            'frame_prefix',
-            default_value='',
-            description='Prepended verbatim to every frame id published on /tf and /tf_static '
-                        "(default: the params_file's, else none)."),
-        DeclareLaunchArgument(
-            'use_sim_time',
-            default_value='',
-            description="Use the /clock topic as the time source: true or false (default: the "
-                        "params_file's, else false)."),
-        DeclareLaunchArgument(
-            'publish_frequency',
-            default_value='',
-            description="Maximum rate (Hz) of /tf updates per joint (default: the params_file's, "
-                        'else 20.0).'),
-        DeclareLaunchArgument(
-            'params_file',
-            default_value='',
-            description='Optional YAML file of node parameters; the arguments above that are '
-                        'given override it.'),
-    ]
+    """Return the launch arguments of this file, with their defaults (from the package)."""
+    return launch_arguments(
+        'Namespace of the node (and of its joint_states and robot_description).')
 
 
 def _params_files(context: LaunchContext) -> list[str]:
@@ -97,11 +58,7 @@ def _launch_setup(context: LaunchContext) -> list[Node]:
             parameters=[
                 *_params_files(context),
                 {'robot_description': robot_description},
-                _given(context, {
-                    'frame_prefix': str,
-                    'use_sim_time': bool,
-                    'publish_frequency': float,
-                }),
+                _given(context, LAUNCH_OVERRIDES),
             ],
         ),
     ]

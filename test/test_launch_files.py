@@ -1,14 +1,18 @@
-"""Static checks of the launch files, parameter file, RViz config and bundled sample robot.
+"""Checks of the launch files, parameter file, RViz config and bundled sample robot.
 
-Nothing here imports launch or launch_ros: the launch files are read as Python syntax trees,
-so these checks run on a machine without a ROS install.
+Nothing here imports launch or launch_ros (not installable here): the launch files are read as
+Python syntax trees, or run with stand-ins for launch and launch_ros that record what the
+launch files construct (`run_launch_file`).
 """
 
 import ast
 from collections.abc import Iterable, Iterator
+import dataclasses
 from pathlib import Path
+import runpy
+import sys
 from sys import stdlib_module_names
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from xml.etree import ElementTree
 
 import pytest
@@ -26,8 +30,11 @@ RVIZ_CONFIG = PACKAGE_ROOT / 'config' / 'display.rviz'
 SAMPLE_XACRO = 'urdf/sample_arm.urdf.xacro'
 SAMPLE_URDF = PACKAGE_ROOT / 'urdf' / 'sample_arm.urdf'
 
-ALLOWED_LAUNCH_IMPORTS = frozenset({'launch', 'launch_ros'}) | stdlib_module_names
-# rclpy declares this on every node, whatever the node's own table says.
+PARAMETERS_PY = PACKAGE_ROOT / PACKAGE / 'parameters.py'
+
+# The launch files may import this package's parameters module (it imports neither rclpy nor
+# launch at load: test_parameters_module_loads_without_ros checks that).
+ALLOWED_LAUNCH_IMPORTS = frozenset({'launch', 'launch_ros', PACKAGE}) | stdlib_module_names
 
 
 # --- Syntax-tree helpers --------------------------------------------------------------------
@@ -137,7 +144,8 @@ def launch_nodes(path: Path) -> list[tuple[str | None, str | None]]:
 def launch_parameter_names(path: Path, package: str = PACKAGE) -> set[str]:
     """Return the names of the parameters a launch file gives to the nodes of `package`.
 
-    Every dict literal inside a `parameters=` argument counts; a key that is not a string
+    Every dict literal inside a `parameters=` argument counts, and the package's
+    LAUNCH_OVERRIDES where it is named there; a key that is not a string
     literal or constant raises ValueError, since it could not be checked.
     """
     tree = _parse(path)
@@ -148,6 +156,10 @@ def launch_parameter_names(path: Path, package: str = PACKAGE) -> set[str]:
         if _string(_keyword(call, 'package'), constants) != package or parameters is None:
             continue
         for node in ast.walk(parameters):
+            if isinstance(node, ast.Name) and node.id == 'LAUNCH_OVERRIDES':
+                from urdf_state_publisher.parameters import LAUNCH_OVERRIDES
+
+                names.update(LAUNCH_OVERRIDES)
             if not isinstance(node, ast.Dict):
                 continue
             for key in node.keys:
@@ -159,27 +171,72 @@ def launch_parameter_names(path: Path, package: str = PACKAGE) -> set[str]:
     return names
 
 
-def declared_launch_arguments(path: Path) -> dict[str, ast.expr | None]:
-    """Return each DeclareLaunchArgument's name and its default_value expression (or None)."""
-    tree = _parse(path)
-    constants = _module_strings(tree)
-    declared = {}
-    for call in _calls(tree, 'DeclareLaunchArgument'):
-        name = _string(_argument(call, 0, 'name'), constants)
-        assert name is not None, f'{path.name}:{call.lineno}: argument name is not a literal'
-        declared[name] = _keyword(call, 'default_value')
-    return declared
+class Made:
+    """Something a launch file made with a launch or launch_ros class: its name and arguments."""
+
+    def __init__(self, kind: str, *args, **kwargs):
+        self.kind, self.args, self.kwargs = kind, args, kwargs
+
+    @property
+    def name(self):
+        """The first argument, as DeclareLaunchArgument.name and LaunchConfiguration name it."""
+        return self.kwargs.get('name', self.args[0] if self.args else None)
+
+    def __repr__(self) -> str:
+        return f'{self.kind}{self.args}{self.kwargs}'
+
+
+class _StandIn(ModuleType):
+    """A launch or launch_ros module whose every name makes a recorder of its calls."""
+
+    def __init__(self, name: str, made: list[Made]):
+        super().__init__(name)
+        self._made = made
+
+    def __getattr__(self, kind: str):
+        if kind.startswith('__'):
+            raise AttributeError(kind)
+        made = self._made
+
+        def make(*args, **kwargs) -> Made:
+            thing = Made(kind, *args, **kwargs)
+            made.append(thing)
+            return thing
+        return make
+
+
+def run_launch_file(path: Path, monkeypatch) -> tuple[dict, list[Made]]:
+    """Run a launch file with stand-ins for launch and launch_ros; its globals and what it made.
+
+    generate_launch_description() has run; functions run later by launch (OpaqueFunction) have
+    not.
+    """
+    made: list[Made] = []
+    for name in ('launch', 'launch.actions', 'launch.conditions',
+                 'launch.launch_description_sources', 'launch.substitutions', 'launch_ros',
+                 'launch_ros.actions', 'launch_ros.parameter_descriptions',
+                 'launch_ros.substitutions'):
+        monkeypatch.setitem(sys.modules, name, _StandIn(name, made))
+    namespace = runpy.run_path(str(path))
+    namespace['generate_launch_description']()
+    return namespace, made
+
+
+def declared_launch_arguments(path: Path, monkeypatch) -> dict[str, Made]:
+    """Return each argument a launch file declares, by name, as its DeclareLaunchArgument."""
+    namespace, _ = run_launch_file(path, monkeypatch)
+    return {argument.name: argument for argument in namespace['declare_arguments']()}
 
 
 def launch_configurations(path: Path) -> set[str]:
-    """Return the names read with LaunchConfiguration(...) in a launch file."""
+    """Return the names read with LaunchConfiguration('literal') in a launch file."""
     tree = _parse(path)
     constants = _module_strings(tree)
     names = set()
     for call in _calls(tree, 'LaunchConfiguration'):
         name = _string(_argument(call, 0, 'variable_name'), constants)
-        assert name is not None, f'{path.name}:{call.lineno}: configuration is not a literal'
-        names.add(name)
+        if name is not None:
+            names.add(name)
     return names
 
 
@@ -327,6 +384,18 @@ def test_launch_file_imports_only_launch_and_standard_library(path):
     assert not outside, f'{path.name} imports {sorted(outside)} at module level'
 
 
+def test_parameters_module_loads_without_ros():
+    """The launch files' import of the parameters module loads neither rclpy nor launch."""
+    import subprocess
+
+    loaded = subprocess.run(
+        [sys.executable, '-c', 'import sys; import urdf_state_publisher.parameters; '
+         'print(sorted({m.split(".")[0] for m in sys.modules}))'],
+        capture_output=True, text=True, check=True, cwd=PACKAGE_ROOT).stdout
+    for heavy in ('rclpy', 'launch', 'launch_ros', 'xacro', 'lxml'):
+        assert f"'{heavy}'" not in loaded, f'importing parameters loads {heavy}'
+
+
 def test_import_check_reports_a_third_party_import(tmp_path):
     """The import check sees third-party and relative imports, not those in functions."""
     path = tmp_path / 'bad.launch.py'
@@ -371,26 +440,59 @@ def test_console_scripts_reader(tmp_path):
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda path: path.name)
-def test_launch_configurations_are_declared(path):
-    """Every LaunchConfiguration a launch file reads is declared in it."""
-    undeclared = launch_configurations(path) - set(declared_launch_arguments(path))
+def test_launch_configurations_are_declared(path, monkeypatch):
+    """Every LaunchConfiguration a launch file reads, literal or made, is declared in it."""
+    _, made = run_launch_file(path, monkeypatch)
+    read = launch_configurations(path) | {
+        thing.name for thing in made if thing.kind == 'LaunchConfiguration'}
+    undeclared = read - set(declared_launch_arguments(path, monkeypatch))
     assert not undeclared, f'{path.name} reads undeclared arguments {sorted(undeclared)}'
 
 
-def test_main_launch_file_arguments():
+def test_main_launch_file_arguments(monkeypatch):
     """urdf_state_publisher.launch.py declares its arguments with their defaults."""
-    declared = declared_launch_arguments(MAIN_LAUNCH)
-    assert set(declared) == {
-        'model', 'xacro_args', 'namespace', 'frame_prefix', 'use_sim_time',
-        'publish_frequency', 'params_file'}
+    declared = declared_launch_arguments(MAIN_LAUNCH, monkeypatch)
+    assert list(declared) == [
+        'model', 'xacro_args', 'namespace', 'publish_frequency', 'frame_prefix', 'use_sim_time',
+        'params_file']
     literal_defaults = {
-        name: value.value for name, value in declared.items() if isinstance(value, ast.Constant)}
+        name: argument.kwargs['default_value'] for name, argument in declared.items()
+        if isinstance(argument.kwargs['default_value'], str)}
     assert literal_defaults == {
         'xacro_args': '', 'namespace': '', 'frame_prefix': '', 'use_sim_time': '',
         'publish_frequency': '', 'params_file': ''}
+    model = declared['model'].kwargs['default_value']
+    assert model.kind == 'PathJoinSubstitution'
+    share, *path = model.args[0]
+    assert (share.kind, share.args, path) == (
+        'FindPackageShare', (PACKAGE,), ['urdf', 'sample_arm.urdf.xacro'])
+    assert (PACKAGE_ROOT / 'urdf' / 'sample_arm.urdf.xacro').exists()
 
 
-PARAMETER_ARGUMENTS = ('frame_prefix', 'use_sim_time', 'publish_frequency')
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda path: path.name)
+def test_parameter_arguments_name_the_defaults_of_parameters(path, monkeypatch):
+    """The description of a parameter's launch argument names the default in PARAMETERS.
+
+    Checked with a changed default too: the launch files take it from the table, so the
+    change alone changes what they say.
+    """
+    from urdf_state_publisher import parameters
+
+    expected = {'publish_frequency': 'else 20.0)', 'frame_prefix': 'else empty)',
+                'use_sim_time': 'else false)'}
+    declared = declared_launch_arguments(path, monkeypatch)
+    for name, ending in expected.items():
+        assert declared[name].kwargs['description'].endswith(ending), (path.name, name)
+
+    changed = tuple(dataclasses.replace(spec, default=30.0) if spec.name == 'publish_frequency'
+                    else spec for spec in parameters.DOCUMENTED)
+    monkeypatch.setattr(parameters, 'DOCUMENTED', changed)
+    description = declared_launch_arguments(path, monkeypatch)['publish_frequency'].kwargs[
+        'description']
+    assert description.endswith("(default: the params_file's, else 30.0)")
+
+
+PARAMETER_ARGUMENTS = ('publish_frequency', 'frame_prefix', 'use_sim_time')
 
 
 def _launch_file_function(path: Path, name: str, **namespace):
@@ -410,7 +512,10 @@ def test_parameter_arguments_go_last_and_only_when_given():
     first, *_, last = _keyword(node, 'parameters').elts
     assert isinstance(first, ast.Starred) and _callee(first.value) == '_params_files'
     assert isinstance(last, ast.Call) and _callee(last) == '_given'
-    assert [key.value for key in last.args[1].keys] == list(PARAMETER_ARGUMENTS)
+    assert ast.unparse(last.args[1]) == 'LAUNCH_OVERRIDES'
+    from urdf_state_publisher.parameters import LAUNCH_OVERRIDES
+    assert LAUNCH_OVERRIDES == {'publish_frequency': float, 'frame_prefix': str,
+                                'use_sim_time': bool}
 
     given = _launch_file_function(
         MAIN_LAUNCH, '_given', LaunchContext=object,
@@ -432,23 +537,22 @@ def test_display_passes_use_sim_time_to_its_viewers_only_when_given():
         {'use_sim_time': ('true', bool)}]
 
 
-def test_display_declares_and_forwards_every_argument_of_the_main_launch_file():
+def test_display_declares_and_forwards_every_argument_of_the_main_launch_file(monkeypatch):
     """display.launch.py declares, with the same defaults, and forwards every argument."""
-    main = declared_launch_arguments(MAIN_LAUNCH)
-    display = declared_launch_arguments(DISPLAY_LAUNCH)
-    assert set(main) | {'gui', 'rviz_config'} == set(display)
-    for name, default in main.items():
-        assert ast.dump(default) == ast.dump(display[name]), f'default of {name!r} differs'
-    assert display['gui'].value == 'false'
+    main = declared_launch_arguments(MAIN_LAUNCH, monkeypatch)
+    display = declared_launch_arguments(DISPLAY_LAUNCH, monkeypatch)
+    assert list(display) == [*main, 'gui', 'rviz_config']
+    for name, argument in main.items():
+        assert repr(argument.kwargs['default_value']) == repr(
+            display[name].kwargs['default_value']), f'default of {name!r} differs'
+    assert display['gui'].kwargs['default_value'] == 'false'
 
-    tree = _parse(DISPLAY_LAUNCH)
-    (include,) = list(_calls(tree, 'IncludeLaunchDescription'))
-    forwarded = _keyword(include, 'launch_arguments')
-    mapping = next(node for node in ast.walk(forwarded) if isinstance(node, ast.Dict))
+    _, made = run_launch_file(DISPLAY_LAUNCH, monkeypatch)
+    (include,) = [thing for thing in made if thing.kind == 'IncludeLaunchDescription']
     pairs = {}
-    for key, value in zip(mapping.keys, mapping.values):
-        assert isinstance(value, ast.Call) and _callee(value) == 'LaunchConfiguration'
-        pairs[key.value] = value.args[0].value
+    for name, value in include.kwargs['launch_arguments']:
+        assert value.kind == 'LaunchConfiguration'
+        pairs[name] = value.name
     assert pairs == {name: name for name in main}
 
 
@@ -466,7 +570,7 @@ def test_display_starts_rviz_and_an_optional_slider_gui():
             assert condition is None
 
 
-@pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda path: path.name)
+@pytest.mark.parametrize('path', [*LAUNCH_FILES, PARAMETERS_PY], ids=lambda path: path.name)
 def test_share_paths_exist_in_the_package(path):
     """Every file a launch file finds in this package's share exists in the source."""
     for parts in own_share_paths(path):
@@ -475,7 +579,8 @@ def test_share_paths_exist_in_the_package(path):
 
 def test_setup_py_installs_the_shared_folders():
     """setup.py installs the folders the launch files look up in share/."""
-    folders = {parts[0] for path in LAUNCH_FILES for parts in own_share_paths(path)}
+    folders = {parts[0] for path in [*LAUNCH_FILES, PARAMETERS_PY]
+               for parts in own_share_paths(path)}
     strings = [
         node.value for node in ast.walk(_parse(SETUP_PY))
         if isinstance(node, ast.Constant) and isinstance(node.value, str)

@@ -172,21 +172,31 @@ def test_frame_prefix_change_republishes_tf_static_with_the_prefix(link):
         ('robot_a/right_finger_link', 'robot_a/right_finger_tip_link')}
 
 
-@pytest.mark.parametrize('sec, name, value', [
-    (1400, 'publish_frequency', 0.0),
-    (1410, 'publish_frequency', -2.0),
-    (1420, 'publish_frequency', math.nan),
-    (1430, 'publish_frequency', math.inf),
-    (1440, 'publish_frequency', 'fast'),
-    (1450, 'frame_prefix', 3),
-    (1460, 'ignore_timestamp', 'yes'),
-    (1470, 'use_smallest_joint_limits', 1),
+# rclpy's reasons: out of range names the parameter; a wrong type names the expected type, as
+# 'Type.DOUBLE' (Humble, Jazzy) or its number, '3' (Kilted on: its enum prints as the number).
+OUT_OF_RANGE = 'Parameter publish_frequency out of range'
+
+
+def wrong_type(expected: str, number: int) -> tuple[str, ...]:
+    return (f"Wrong parameter type, expected 'Type.{expected}'",
+            f"Wrong parameter type, expected '{number}'")
+
+
+@pytest.mark.parametrize('sec, name, value, reasons', [
+    (1400, 'publish_frequency', 0.0, (OUT_OF_RANGE,)),
+    (1410, 'publish_frequency', -2.0, (OUT_OF_RANGE,)),
+    (1420, 'publish_frequency', math.nan, (OUT_OF_RANGE,)),
+    (1430, 'publish_frequency', math.inf, (OUT_OF_RANGE,)),
+    (1440, 'publish_frequency', 'fast', wrong_type('DOUBLE', 3)),
+    (1450, 'frame_prefix', 3, wrong_type('STRING', 4)),
+    (1460, 'ignore_timestamp', 'yes', wrong_type('BOOL', 1)),
+    (1470, 'use_smallest_joint_limits', 1, wrong_type('BOOL', 1)),
 ])
-def test_unusable_runtime_values_are_rejected_with_a_reason(link, sec, name, value):
+def test_unusable_runtime_values_are_rejected_with_a_reason(link, sec, name, value, reasons):
     [result] = link.set_parameters(**{name: value})
 
     assert not result.successful
-    assert name in result.reason
+    assert result.reason.startswith(reasons), result.reason
     # still running with the old values: 20 Hz, no prefix
     publisher = link.joint_states()
     link.publish_and_expect(publisher, joint_state(ns(sec), ['elbow_joint'], [0.1]))

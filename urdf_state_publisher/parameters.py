@@ -1,86 +1,195 @@
-"""The node's parameters: names, types, defaults and meaning, in one table."""
+"""The node's parameters: every fact about each one, in PARAMETERS and nowhere else.
+
+From this table come the node's typed declarations (`declare`), the checked `NodeConfig`, the
+parameters file config/urdf_state_publisher.yaml (`config_yaml`), the README's parameter table
+(`readme_table`) and the launch files' arguments (`launch_arguments`). Print the generated
+texts with `python -m urdf_state_publisher.parameters yaml|readme`; the tests fail, naming the
+parameter and the file, when a file and this table disagree.
+
+This module imports neither rclpy nor launch at load: `declare` and `launch_arguments` import
+what they need when called, so the launch files and the ROS-free tests can import it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+import re
+import sys
+import textwrap
+from typing import Any
 
-__all__ = ['PARAMETERS', 'ParameterSpec', 'NodeConfig', 'ParameterValueError']
+__all__ = [
+    'DOCUMENTED', 'LAUNCH_OVERRIDES', 'NodeConfig', 'PARAMETERS', 'ParameterSpec',
+    'ParameterValueError', 'USE_SIM_TIME', 'config_yaml', 'declare', 'launch_arguments',
+    'readme_table',
+]
 
 
 class ParameterValueError(ValueError):
     """A parameter value the node cannot use; the message names the parameter."""
 
 
+# The value types, by the Python type of the default: (ROS ParameterType name, README name).
+_TYPES = {
+    bool: ('PARAMETER_BOOL', 'bool'),
+    str: ('PARAMETER_STRING', 'string'),
+    float: ('PARAMETER_DOUBLE', 'double'),
+    tuple: ('PARAMETER_STRING_ARRAY', 'string[]'),
+}
+
+
 @dataclass(frozen=True)
 class ParameterSpec:
-    """One node parameter."""
+    """One node parameter: what `ros2 param describe` shows, and where else it appears."""
 
     name: str
-    default: str | float | bool | list[str]
+    default: bool | str | float | tuple[str, ...]  # its Python type is the parameter's type
     description: str
     read_only: bool = False
+    constraints: str = ''  # in words: ParameterDescriptor.additional_constraints
+    value_range: tuple[float, float] | None = None  # inclusive, for a double
+    launch_argument: bool = False  # the launch files have an argument that overrides it
+
+    @property
+    def type_name(self) -> str:
+        """The type as the README writes it: bool, string, double or string[]."""
+        return _TYPES[type(self.default)][1]
+
+    def check(self, value: object) -> bool | str | float | tuple[str, ...]:
+        """`value` as this parameter's type; ParameterValueError naming it if unusable.
+
+        Friendlier than rclpy's static typing: an integer is a double (YAML's
+        `publish_frequency: 50`), and a string array may be given as one space-separated string.
+        """
+        kind = type(self.default)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if kind is tuple:
+            if isinstance(value, str):
+                value = value.split()
+            if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
+                value = tuple(item for item in value if item)
+        if not isinstance(value, kind):
+            raise ParameterValueError(
+                f'{self.name} must be {_A_TYPE[kind]}, got {value!r}')
+        if self.value_range is not None and not (
+                self.value_range[0] <= value <= self.value_range[1]):
+            raise ParameterValueError(f'{self.name} must be {self.constraints}, got {value!r}')
+        return value
+
+    def descriptor(self) -> Any:
+        """The rcl_interfaces ParameterDescriptor: type, description, range and read-only."""
+        from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
+
+        descriptor = ParameterDescriptor(
+            name=self.name, type=getattr(ParameterType, _TYPES[type(self.default)][0]),
+            description=self.description, additional_constraints=self.constraints,
+            read_only=self.read_only, dynamic_typing=False)
+        if self.value_range is not None:
+            descriptor.floating_point_range = [FloatingPointRange(
+                from_value=self.value_range[0], to_value=self.value_range[1], step=0.0)]
+        return descriptor
+
+    def ros_value(self, value: object) -> Any:
+        """`value` (checked) as an rcl_interfaces ParameterValue of this parameter's type."""
+        from rcl_interfaces.msg import ParameterType, ParameterValue
+
+        kind = type(self.default)
+        message = ParameterValue(type=getattr(ParameterType, _TYPES[kind][0]))
+        field = {bool: 'bool_value', str: 'string_value', float: 'double_value',
+                 tuple: 'string_array_value'}[kind]
+        setattr(message, field, list(value) if kind is tuple else value)
+        return message
+
+
+_A_TYPE = {bool: 'true or false', str: 'a string', float: 'a number',
+           tuple: "a list of 'name:=value' strings"}
 
 
 PARAMETERS: tuple[ParameterSpec, ...] = (
-    ParameterSpec('robot_description', '',
-                  'The URDF (XML text). Setting it at runtime validates and then swaps the '
-                  'model; an invalid description is rejected and the old model keeps running.'),
-    ParameterSpec('description_file', '',
-                  'A .urdf or .xacro file, read at startup when robot_description is empty.',
-                  read_only=True),
-    ParameterSpec('xacro_args', [''],
-                  "Arguments 'name:=value' for a .xacro description_file.", read_only=True),
-    ParameterSpec('use_robot_description_topic', False,
-                  'Take the description from the robot_description topic (transient local) '
-                  'instead of the parameter.', read_only=True),
-    ParameterSpec('publish_frequency', 20.0,
-                  'Upper bound, in Hz, on how often each joint is published on /tf; judged on '
-                  'JointState stamps. Must be positive.'),
-    ParameterSpec('ignore_timestamp', False,
-                  'Publish every JointState, whatever its stamp (no rate limit).'),
-    ParameterSpec('frame_prefix', '',
-                  'Prepended verbatim to every frame id published on /tf and /tf_static.'),
-    ParameterSpec('use_smallest_joint_limits', False,
-                  'Clamp to <limit> narrowed by <safety_controller> soft limits, instead of '
-                  '<limit> alone.'),
-    ParameterSpec('publish_default_positions', False,
-                  'Until the first JointState arrives, publish moving joints at their default '
-                  'positions (from <model_state>, else 0 or mid-range).', read_only=True),
+    ParameterSpec(
+        'robot_description', '',
+        'The URDF (XML text). Set at runtime: validated, then swapped in; an invalid one is '
+        'rejected with the reason and the old model keeps running.'),
+    ParameterSpec(
+        'description_file', '',
+        'A .urdf or .xacro path, read at startup when robot_description is empty.',
+        read_only=True),
+    ParameterSpec(
+        'xacro_args', (),
+        "'name:=value' arguments for a .xacro description_file.", read_only=True,
+        constraints="every entry of the form 'name:=value'"),
+    ParameterSpec(
+        'use_robot_description_topic', False,
+        'Take the description from the robot_description topic (transient local) instead of '
+        "the parameter, as Rolling's robot_state_publisher does.", read_only=True),
+    ParameterSpec(
+        'publish_frequency', 20.0,
+        'Upper bound, in Hz, on how often each joint goes out on /tf, judged on JointState '
+        'stamps (the exact interval; above 1000 Hz allowed).',
+        constraints='a positive, finite number of Hz',
+        value_range=(sys.float_info.min, sys.float_info.max), launch_argument=True),
+    ParameterSpec(
+        'ignore_timestamp', False,
+        'Publish every JointState whatever its stamp (no rate limit).'),
+    ParameterSpec(
+        'frame_prefix', '',
+        'Prepended verbatim to every frame id on /tf and /tf_static (no separator added). '
+        'Changing it republishes /tf_static.', launch_argument=True),
+    ParameterSpec(
+        'use_smallest_joint_limits', False,
+        'Clamp to <limit> narrowed by the <safety_controller> soft limits, instead of <limit> '
+        'alone.'),
+    ParameterSpec(
+        'publish_default_positions', False,
+        'Until the first JointState arrives, publish moving joints at their default positions '
+        '(<model_state>, else 0 if within limits, else mid-range), so RViz shows the robot at '
+        'once.', read_only=True),
 )
+
+# Declared by rclpy on every node; documented and overridable from the launch files like ours.
+USE_SIM_TIME = ParameterSpec(
+    'use_sim_time', False, 'Use the /clock topic as the time source.', launch_argument=True)
+
+# What the parameters file, the README table and the launch files speak of.
+DOCUMENTED: tuple[ParameterSpec, ...] = (*PARAMETERS, USE_SIM_TIME)
+
+# The launch arguments that set the parameter of the same name, with the value type for
+# launch_ros' ParameterValue.
+LAUNCH_OVERRIDES: dict[str, type] = {
+    spec.name: type(spec.default) for spec in DOCUMENTED if spec.launch_argument}
 
 
 @dataclass(frozen=True)
 class NodeConfig:
-    """The parameter values the node runs with, checked."""
+    """The parameter values the node runs with, checked. One field per PARAMETERS entry."""
 
-    robot_description: str = ''
-    description_file: str = ''
-    xacro_args: tuple[str, ...] = ()
-    use_robot_description_topic: bool = False
-    publish_frequency: float = 20.0
-    ignore_timestamp: bool = False
-    frame_prefix: str = ''
-    use_smallest_joint_limits: bool = False
-    publish_default_positions: bool = False
+    robot_description: str
+    description_file: str
+    xacro_args: tuple[str, ...]
+    use_robot_description_topic: bool
+    publish_frequency: float
+    ignore_timestamp: bool
+    frame_prefix: str
+    use_smallest_joint_limits: bool
+    publish_default_positions: bool
 
     @classmethod
-    def from_values(cls, values: dict[str, object]) -> NodeConfig:
-        """A checked config from parameter values by name; ParameterValueError if unusable.
+    def from_values(cls, values: Mapping[str, object]) -> NodeConfig:
+        """A checked config from parameter values by name (defaults for the missing ones).
 
-        Types are checked here rather than by rclpy, so that a YAML `publish_frequency: 50`
-        (an integer) works and a wrong type gets a message instead of a traceback.
+        ParameterValueError, naming the parameter, if a value is unusable.
         """
-        fields = {}
-        for spec in PARAMETERS:
-            value = values.get(spec.name, spec.default)
-            fields[spec.name] = _CHECKS[type(spec.default)](spec.name, value)
-        fields['xacro_args'] = _xacro_arguments(values.get('xacro_args', ()))
-        config = cls(**fields)
-        if not math.isfinite(config.publish_frequency) or config.publish_frequency <= 0:
-            raise ParameterValueError(
-                f'publish_frequency must be a positive number of Hz, got '
-                f'{config.publish_frequency!r}')
+        config = cls(**{spec.name: spec.check(values.get(spec.name, spec.default))
+                        for spec in PARAMETERS})
+        from urdf_state_publisher.description.files import xacro_mappings
+        from urdf_state_publisher.errors import DescriptionError
+
+        try:
+            xacro_mappings(config.xacro_args)
+        except DescriptionError as error:
+            raise ParameterValueError(f'xacro_args: {error}') from None
         return config
 
     @property
@@ -92,41 +201,152 @@ class NodeConfig:
         return round(min(1e9 / self.publish_frequency, 4e18))
 
 
-def _check_bool(name: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise ParameterValueError(f'{name} must be true or false, got {value!r}')
-    return value
+if [f.name for f in fields(NodeConfig)] != [spec.name for spec in PARAMETERS]:
+    raise AssertionError('NodeConfig has not one field per PARAMETERS entry, in order')
 
 
-def _check_str(name: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise ParameterValueError(f'{name} must be a string, got {value!r}')
-    return value
+def declare(node: Any) -> NodeConfig:
+    """Declare PARAMETERS on an rclpy node, statically typed, and return their checked values.
+
+    rclpy's static typing alone would refuse YAML's `publish_frequency: 50` (an integer), and
+    with a traceback. So each parameter is first declared dynamically typed and writable, which
+    takes any override; NodeConfig checks (and converts) the values, raising
+    ParameterValueError naming the first unusable one; then `Node.set_descriptor` puts the
+    typed descriptor in place, with the converted value as its alternative value. From then on
+    rclpy itself refuses a value of another type or outside the range, with the reason, and
+    `ros2 param describe` shows the type, range, constraints and read-only flag.
+    `set_descriptor` is public rclpy API with the same behaviour on Humble, Jazzy, Kilted and
+    Rolling: it refuses only a parameter whose current descriptor is read-only, which is why
+    the first declaration is writable.
+    """
+    from rcl_interfaces.msg import ParameterDescriptor
+
+    for spec in PARAMETERS:
+        node.declare_parameter(spec.name, list(spec.default) if type(spec.default) is tuple
+                               else spec.default,
+                               ParameterDescriptor(description=spec.description,
+                                                   dynamic_typing=True))
+    config = NodeConfig.from_values(
+        {spec.name: node.get_parameter(spec.name).value for spec in PARAMETERS})
+    for spec in PARAMETERS:
+        node.set_descriptor(spec.name, spec.descriptor(),
+                            spec.ros_value(getattr(config, spec.name)))
+    return config
 
 
-def _check_float(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParameterValueError(f'{name} must be a number, got {value!r}')
-    return float(value)
+# --- The texts generated from the table --------------------------------------------------------
 
-
-def _check_list(name: str, value: object) -> object:
-    return value  # xacro_args: checked by _xacro_arguments
-
-
-_CHECKS = {bool: _check_bool, str: _check_str, float: _check_float, list: _check_list}
-
-
-def _xacro_arguments(value: object) -> tuple[str, ...]:
-    """`xacro_args` as a list of 'name:=value' strings, or one string of them."""
+def yaml_value(value: object) -> str:
+    """A default as YAML writes it: false, 20.0, '' or ['a:=1']."""
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
     if isinstance(value, str):
-        value = value.split()
-    if not isinstance(value, (list, tuple)) or not all(isinstance(a, str) for a in value):
-        raise ParameterValueError(
-            f"xacro_args must be a list of 'name:=value' strings, got {value!r}")
-    arguments = tuple(a for a in value if a)
-    for argument in arguments:
-        if ':=' not in argument:
-            raise ParameterValueError(
-                f"xacro_args entries must look like 'name:=value', got {argument!r}")
-    return arguments
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, tuple):
+        return '[' + ', '.join(yaml_value(item) for item in value) + ']'
+    return repr(value)
+
+
+def _comment(text: str, indent: str) -> list[str]:
+    return textwrap.wrap(text, 99, initial_indent=f'{indent}# ', subsequent_indent=f'{indent}# ')
+
+
+def config_yaml() -> str:
+    """The text of config/urdf_state_publisher.yaml: every documented parameter at its default.
+
+    An empty string array is written as a commented example: a YAML `[]` has no element type.
+    """
+    lines = [
+        '# Parameters of urdf_state_publisher, each at its default value.',
+        '# Generated from urdf_state_publisher/parameters.py: '
+        'python -m urdf_state_publisher.parameters yaml',
+        '# Use with: ros2 run urdf_state_publisher urdf_state_publisher --ros-args '
+        '--params-file <this file>',
+        '# or:       ros2 launch urdf_state_publisher urdf_state_publisher.launch.py '
+        'params_file:=<this file>',
+        *_comment('(the launch file sets robot_description from its model argument, and '
+                  + ', '.join(LAUNCH_OVERRIDES) + ' from its arguments of the same name when '
+                  'they are given; those take precedence).', ''),
+        '/**:',
+        '  ros__parameters:',
+    ]
+    for spec in DOCUMENTED:
+        words = spec.description + (' Read-only.' if spec.read_only else '')
+        lines += _comment(words, '    ')
+        if isinstance(spec.default, tuple) and not spec.default:
+            lines.append(f"    # {spec.name}: ['prefix:=left_', 'with_sensors:=false']")
+        else:
+            lines.append(f'    {spec.name}: {yaml_value(spec.default)}')
+    return '\n'.join(lines) + '\n'
+
+
+def readme_row(spec: ParameterSpec) -> str:
+    """The README table row of one parameter."""
+    words = re.sub(r'(<\w+>)', r'`\1`', spec.description)
+    if spec.constraints:
+        words += f' Constraints: {spec.constraints}.'
+    if spec.read_only:
+        words += ' Read-only.'
+    return f'| `{spec.name}` | {spec.type_name}, `{yaml_value(spec.default)}` | {words} |'
+
+
+def readme_table() -> str:
+    """The README's parameter table."""
+    rows = ['| name | type, default | meaning |', '|---|---|---|']
+    return '\n'.join(rows + [readme_row(spec) for spec in DOCUMENTED]) + '\n'
+
+
+def launch_default_text(spec: ParameterSpec) -> str:
+    """How a launch argument's description names the parameter's default."""
+    return 'empty' if spec.default == '' else yaml_value(spec.default)
+
+
+def launch_arguments(namespace_description: str) -> list:
+    """The DeclareLaunchArgument actions of urdf_state_publisher.launch.py, in order.
+
+    display.launch.py declares the same and forwards them. The arguments of LAUNCH_OVERRIDES
+    default to '' meaning "not given": then the params_file's value, else the node's
+    default, stands.
+    """
+    from launch.actions import DeclareLaunchArgument
+    from launch.substitutions import PathJoinSubstitution
+    from launch_ros.substitutions import FindPackageShare
+
+    overrides = [
+        DeclareLaunchArgument(
+            spec.name, default_value='',
+            description=f"{spec.description} (default: the params_file's, else "
+                        f'{launch_default_text(spec)})')
+        for spec in DOCUMENTED if spec.launch_argument]
+    return [
+        DeclareLaunchArgument(
+            'model',
+            default_value=PathJoinSubstitution(
+                [FindPackageShare('urdf_state_publisher'), 'urdf', 'sample_arm.urdf.xacro']),
+            description='Robot description: a .urdf or .xacro file (expanded with xacro).'),
+        DeclareLaunchArgument(
+            'xacro_args', default_value='',
+            description="Space-separated 'name:=value' arguments for a .xacro model."),
+        DeclareLaunchArgument(
+            'namespace', default_value='', description=namespace_description),
+        *overrides,
+        DeclareLaunchArgument(
+            'params_file', default_value='',
+            description='Optional YAML file of urdf_state_publisher parameters; the arguments '
+                        'above that are given override it.'),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print a generated text: `yaml` (the parameters file) or `readme` (the table)."""
+    argv = sys.argv[1:] if argv is None else argv
+    texts = {'yaml': config_yaml, 'readme': readme_table}
+    if len(argv) != 1 or argv[0] not in texts:
+        print('usage: python -m urdf_state_publisher.parameters yaml|readme', file=sys.stderr)
+        return 2
+    sys.stdout.write(texts[argv[0]]())
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

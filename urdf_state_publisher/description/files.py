@@ -13,13 +13,14 @@ import xacro
 from urdf_state_publisher.description.messages import describe_exception, quoted
 from urdf_state_publisher.errors import DescriptionError
 
-__all__ = ['expand_xacro', 'read_description_file']
+__all__ = ['expand_xacro', 'read_description_file', 'xacro_mappings']
 
 # xacro keeps its file stack and arguments in module globals.
 _XACRO_LOCK = threading.Lock()
 
 
-def _xacro_mappings(arguments: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
+def xacro_mappings(arguments: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
+    """Arguments, a mapping or 'name:=value' strings, as a mapping; DescriptionError if not."""
     if isinstance(arguments, Mapping):
         return {str(name): str(value) for name, value in arguments.items()}
     if isinstance(arguments, str):
@@ -38,7 +39,7 @@ def expand_xacro(path: str | os.PathLike,
                  arguments: Mapping[str, str] | Sequence[str] = ()) -> str:
     """Expand a .xacro file (arguments as a mapping or 'name:=value' strings) to URDF text."""
     path_text = os.fspath(path)
-    mappings = _xacro_mappings(arguments)
+    mappings = xacro_mappings(arguments)
     if not os.path.isfile(path_text):
         raise DescriptionError(f'xacro file {path_text!r} does not exist or is not a file')
     with _XACRO_LOCK:

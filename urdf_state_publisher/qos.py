@@ -1,0 +1,19 @@
+"""The QoS profiles of the node's topics, for the node and for whoever listens to it."""
+
+from __future__ import annotations
+
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+__all__ = ['LATCHED_QOS', 'TF_QOS', 'TF_STATIC_LISTENER_QOS']
+
+# /tf, as tf2's TransformBroadcaster: reliable, volatile, depth 100.
+TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
+                    reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+# /tf_static and robot_description: one message, kept for late joiners (transient local).
+LATCHED_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
+                         reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# A /tf_static listener, as tf2's TransformListener: the latched message of every publisher.
+TF_STATIC_LISTENER_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
+                                    reliability=ReliabilityPolicy.RELIABLE,
+                                    durability=DurabilityPolicy.TRANSIENT_LOCAL)
