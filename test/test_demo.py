@@ -19,10 +19,8 @@ from urdf_state_publisher.demo import (
     RateMeter,
     render_summary,
     render_view,
-    rpy_from_quaternion,
     TransformCache,
 )
-from urdf_state_publisher.geometry import quaternion_from_rpy
 from urdf_state_publisher.motion_source import MotionPlan, split_ros_args
 
 DEMO_TIMEOUT = 90
@@ -38,12 +36,6 @@ def model():
 def test_bundled_description_is_the_sample_robot():
     assert bundled_description() == SAMPLE_URDF
     assert bundled_description('sample_arm.urdf.xacro') == SAMPLE_XACRO
-
-
-@pytest.mark.parametrize('rpy', [(0.0, 0.0, 0.0), (0.2, -0.3, 0.1), (-3.0, 1.2, 2.5),
-                                 (0.5, -1.5, -2.9)])
-def test_rpy_from_quaternion_inverts_urdf_rpy(rpy):
-    assert rpy_from_quaternion(quaternion_from_rpy(*rpy)) == pytest.approx(rpy, abs=1e-9)
 
 
 def test_joint_value_inverts_the_joint_transform(model):

@@ -201,3 +201,28 @@ def test_pose_maps_points_like_its_matrix(pose, point):
     mapped = (pose * Pose(point)).translation
     expected = pose_matrix(pose) @ np.array([*point, 1.0])
     assert np.abs(np.array(mapped) - expected[:3]).max() < 1e-11
+
+
+@pytest.mark.parametrize('rpy', [(0.0, 0.0, 0.0), (0.2, -0.3, 0.1), (-3.0, 1.2, 2.5),
+                                 (0.5, -1.5, -2.9)])
+def test_rpy_from_quaternion_inverts_urdf_rpy(rpy):
+    from urdf_state_publisher.geometry import quaternion_from_rpy, rpy_from_quaternion
+
+    assert rpy_from_quaternion(quaternion_from_rpy(*rpy)) == pytest.approx(rpy, abs=1e-9)
+
+
+@pytest.mark.parametrize('angle', [0.0, 0.4, -2.5, 3.1])
+def test_twist_angle_is_the_rotation_about_the_axis(angle):
+    from urdf_state_publisher.geometry import (
+        quaternion_from_axis_angle,
+        quaternion_multiply,
+        twist_angle,
+    )
+
+    axis = (0.0, 0.6, 0.8)
+    twist = quaternion_from_axis_angle(axis, angle)
+    assert twist_angle(twist, axis) == pytest.approx(angle, abs=1e-12)
+    # a swing about an axis normal to `axis`, after the twist, leaves the twist angle
+    swing = quaternion_from_axis_angle((1.0, 0.0, 0.0), 0.3)
+    assert twist_angle(quaternion_multiply(swing, twist), axis) == pytest.approx(
+        angle, abs=0.2)

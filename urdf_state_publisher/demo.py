@@ -30,25 +30,21 @@ import rclpy
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import (
-    DurabilityPolicy,
-    HistoryPolicy,
-    qos_profile_sensor_data,
-    QoSProfile,
-    ReliabilityPolicy,
-)
+from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher.description import Joint, JointType
 from urdf_state_publisher.errors import DescriptionError
-from urdf_state_publisher.geometry import Pose
+from urdf_state_publisher.geometry import Pose, rpy_from_quaternion, twist_angle
+from urdf_state_publisher.inspect_cli import tree_prefix, walk_tree
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.motion_source import DEFAULT_RATE_HZ, positive_number
 from urdf_state_publisher.process import init_ros, StopRequest
+from urdf_state_publisher.qos import TF_QOS, TF_STATIC_LISTENER_QOS
 
 __all__ = ['RateMeter', 'Rates', 'TransformCache', 'bundled_description', 'joint_value', 'main',
-           'render_summary', 'render_view', 'rpy_from_quaternion']
+           'render_summary', 'render_view']
 
 PACKAGE = 'urdf_state_publisher'
 SAMPLE_FILE = 'sample_arm.urdf'
@@ -59,12 +55,6 @@ MIN_RATE_SPAN_S = 0.5     # ... but not over less than this, right after the fir
 STOP_TIMEOUT_S = 5.0      # SIGINT, then this long, then SIGKILL
 STARTUP_TIMEOUT_S = 30.0  # give up when nothing arrives on /tf for this long after the start
 LIMIT_TOLERANCE = 1e-6
-
-TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
-                    reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
-TF_STATIC_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
-                           reliability=ReliabilityPolicy.RELIABLE,
-                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 CLEAR_SCREEN = '\x1b[2J'
 HOME = '\x1b[H'
@@ -172,15 +162,6 @@ class TransformCache:
         return None
 
 
-def rpy_from_quaternion(q: tuple[float, float, float, float]) -> tuple[float, float, float]:
-    """URDF roll, pitch, yaw (fixed axes X, Y, Z; radians) of a unit quaternion (x, y, z, w)."""
-    x, y, z, w = q
-    roll = math.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
-    pitch = math.asin(max(-1.0, min(1.0, 2.0 * (w * y - z * x))))
-    yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-    return roll, pitch, yaw
-
-
 def joint_value(joint: Joint, pose: Pose) -> float | None:
     """The value of a single-value joint whose child sits at `pose` in its parent.
 
@@ -190,15 +171,12 @@ def joint_value(joint: Joint, pose: Pose) -> float | None:
     """
     if not joint.type.single_value:
         return None
-    origin = Pose.from_xyz_rpy(joint.origin.xyz, joint.origin.rpy)
-    motion = origin.inverse() * pose
+    motion = Pose(joint.origin.xyz, joint.origin.rotation).inverse() * pose
     ax, ay, az = joint.axis
     if joint.type is JointType.PRISMATIC:
         t = motion.translation
         return t[0] * ax + t[1] * ay + t[2] * az
-    x, y, z, w = motion.rotation
-    angle = 2.0 * math.atan2(x * ax + y * ay + z * az, w)
-    return (angle + math.pi) % (2.0 * math.pi) - math.pi
+    return (twist_angle(motion.rotation, joint.axis) + math.pi) % (2.0 * math.pi) - math.pi
 
 
 # Presentation ---------------------------------------------------------------------------------
@@ -231,24 +209,12 @@ def header(model: RobotModel, rates: Rates) -> str:
 
 def _tree_rows(model: RobotModel) -> Iterator[tuple[str, str, Joint | None, str]]:
     """(tree prefix + frame, frame, joint that moves it, sensor type) in depth-first order."""
-    children: dict[str, list[Joint]] = {}
-    for joint in model.description.joints:
-        children.setdefault(joint.parent, []).append(joint)
-    sensors: dict[str, list] = {}
-    for sensor in model.sensors:
-        sensors.setdefault(sensor.parent, []).append(sensor)
-
-    def walk(link: str, indent: str) -> Iterator[tuple[str, str, Joint | None, str]]:
-        items = [(s.name, None, s.type or '?') for s in sensors.get(link, [])]
-        items += [(j.child, j, '') for j in children.get(link, [])]
-        for k, (frame, joint, sensor_type) in enumerate(items):
-            last = k == len(items) - 1
-            yield indent + ('└ ' if last else '├ ') + frame, frame, joint, sensor_type
-            if joint is not None:
-                yield from walk(frame, indent + ('  ' if last else '│ '))
-
     yield model.root, model.root, None, ''
-    yield from walk(model.root, '')
+    for indent, item in walk_tree(model):
+        if isinstance(item, Joint):
+            yield tree_prefix(indent, 2) + item.child, item.child, item, ''
+        else:
+            yield tree_prefix(indent, 2) + item.name, item.name, None, item.type or '?'
 
 
 def _format_value(model: RobotModel, joint: Joint, value: float | None) -> str:
@@ -376,7 +342,8 @@ class Viewer(Node):
         self.tf_static = RateMeter()
         self.joint_states = RateMeter()
         self.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
-        self.create_subscription(TFMessage, '/tf_static', self._on_tf_static, TF_STATIC_QOS)
+        self.create_subscription(TFMessage, '/tf_static', self._on_tf_static,
+                                 TF_STATIC_LISTENER_QOS)
         self.create_subscription(JointState, 'joint_states', self._on_joint_state,
                                  qos_profile_sensor_data)
 

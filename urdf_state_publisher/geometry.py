@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 __all__ = ['Pose', 'Quaternion', 'Vector3', 'normalized', 'quaternion_from_axis_angle',
-           'quaternion_from_rpy', 'quaternion_multiply', 'rotate', 'rpy_from_quaternion']
+           'quaternion_from_rpy', 'quaternion_multiply', 'rotate', 'rpy_from_quaternion',
+           'twist_angle']
 
 Vector3 = tuple[float, float, float]
 Quaternion = tuple[float, float, float, float]
@@ -68,6 +69,15 @@ def normalized(q: Quaternion) -> Quaternion:
     x, y, z, w = q[0] / scale, q[1] / scale, q[2] / scale, q[3] / scale
     n = math.hypot(x, y, z, w)
     return (x / n, y / n, z / n, w / n)
+
+
+def twist_angle(q: Quaternion, axis: Vector3) -> float:
+    """The angle of the rotation `q` about the unit `axis` (swing-twist decomposition).
+
+    The twist of q = (v, w) about `axis` has angle 2·atan2(v·axis, w), in (-2π, 2π].
+    """
+    x, y, z, w = q
+    return 2.0 * math.atan2(x * axis[0] + y * axis[1] + z * axis[2], w)
 
 
 def rpy_from_quaternion(q: Quaternion) -> Vector3:

@@ -10,14 +10,20 @@ package.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 import math
 import os
 from pathlib import Path
 import sys
 import tempfile
 
-from urdf_state_publisher.description import JointType, Origin, read_description_file
+from urdf_state_publisher.description import (
+    Joint,
+    JointType,
+    Origin,
+    read_description_file,
+    Sensor,
+)
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.model import RobotModel
 
@@ -151,14 +157,69 @@ def _joints_section(model: RobotModel, soft_limits: bool) -> list[str]:
             + [f'  clamped to: the range the node clamps values to: {mode}'])
 
 
+def walk_tree(model: RobotModel) -> Iterator[tuple[str, Joint | Sensor]]:
+    """The kinematic tree below the root, depth first: (indent, item) per joint and sensor.
+
+    A link's sensors come before its child joints. `indent` is one character a level,
+    '└' or '├' for the item itself and ' ' or '│' for each level above it.
+    """
+    children: dict[str, list[Joint | Sensor]] = {}
+    for sensor in model.sensors:
+        children.setdefault(sensor.parent, []).append(sensor)
+    for joint in model.description.joints:
+        children.setdefault(joint.parent, []).append(joint)
+
+    def walk(link: str, above: str) -> Iterator[tuple[str, Joint | Sensor]]:
+        items = children.get(link, [])
+        for k, item in enumerate(items):
+            last = k == len(items) - 1
+            yield above + ('└' if last else '├'), item
+            if isinstance(item, Joint):
+                yield from walk(item.child, above + (' ' if last else '│'))
+
+    yield from walk(model.root, '')
+
+
+def tree_prefix(indent: str, width: int) -> str:
+    """`indent` of walk_tree drawn `width` characters a level: '│   ├── ' for width 4."""
+    drawn = {'└': '└' + '─' * (width - 2) + ' ', '├': '├' + '─' * (width - 2) + ' ',
+             '│': '│' + ' ' * (width - 1), ' ': ' ' * width}
+    return ''.join(drawn[c] for c in indent)
+
+
+def describe_joint(model: RobotModel, name: str) -> str:
+    """One line: joint name, type, axis, limits, mimic relation, child link."""
+    joint = model.joint(name)
+    parts = [joint.type.value]
+    if joint.type not in (JointType.FIXED, JointType.FLOATING):
+        parts.append('axis ' + ' '.join(f'{c:g}' for c in joint.axis))
+    if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC) and joint.limits:
+        parts.append(f'limits [{joint.limits.lower:g}, {joint.limits.upper:g}]')
+        if joint.soft_limits is not None:
+            parts.append(f'soft [{joint.soft_limits.soft_lower:g}, '
+                         f'{joint.soft_limits.soft_upper:g}]')
+    source = model.mimic_source(name)
+    if source is not None:
+        leader, multiplier, offset = source
+        parts.append(f'mimics {leader} ×{multiplier:g} {offset:+g}')
+    return f'{name} [{", ".join(parts)}] → {joint.child}'
+
+
+def tree_text(model: RobotModel) -> str:
+    """The kinematic tree as indented text: joints with types, axes, limits and mimics."""
+    lines = [f'robot {model.name!r}: root {model.root!r}, {len(model.links)} links, '
+             f'{len(model.movable_joints)} movable joints ({len(model.mimic_joints)} mimic), '
+             f'{len(model.sensors)} sensors', model.root]
+    for indent, item in walk_tree(model):
+        text = (describe_joint(model, item.name) if isinstance(item, Joint)
+                else f'{item.name} [sensor {item.type}]')
+        lines.append(tree_prefix(indent, 4) + text)
+    return '\n'.join(lines)
+
+
 def mimic_chain(model: RobotModel, name: str) -> list[str]:
     """The joints from `name` up its mimic chain to the independent leader, both included."""
-    chain = [name]
-    mimic = model.joint(name).mimic
-    while mimic is not None:
-        chain.append(mimic.joint)
-        mimic = model.joint(mimic.joint).mimic
-    return chain
+    return [name, *(leader for leader, _, _ in model.mimic_leaders(name))]
 
 
 def _mimic_section(model: RobotModel) -> list[str]:
@@ -238,7 +299,7 @@ def render_report(model: RobotModel, *, source: str = '', soft_limits: bool = Fa
     lines = [f'{source}: ' if source else '']
     lines[0] += (f'robot {model.name!r}, root link {model.root!r}, '
                  f'URDF {model.description.version}')
-    lines += _section('Kinematic tree') + ['  ' + line for line in model.tree_text().splitlines()]
+    lines += _section('Kinematic tree') + ['  ' + line for line in tree_text(model).splitlines()]
     lines += _links_section(model)
     lines += _joints_section(model, soft_limits)
     lines += _origins_section(model)

@@ -22,6 +22,7 @@ from urdf_state_publisher.geometry import (
     quaternion_from_axis_angle,
     quaternion_multiply,
     rotate,
+    twist_angle,
 )
 
 __all__ = ['FrameTransform', 'JointUpdate', 'RobotModel', 'UpdatePlan']
@@ -198,20 +199,17 @@ class RobotModel:
         joint = self._joints[name]
         if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or joint.limits is None:
             return (-math.inf, math.inf)
-        lower, upper = joint.limits.lower, joint.limits.upper
-        soft = joint.soft_limits
-        if self.use_smallest_joint_limits and soft is not None:
-            soft_lower, soft_upper = max(lower, soft.soft_lower), min(upper, soft.soft_upper)
-            if soft_lower <= soft_upper:
-                return (soft_lower, soft_upper)
-        return (lower, upper)
+        narrowed = joint.soft_limited_range() if self.use_smallest_joint_limits else None
+        if narrowed is not None and narrowed[0] <= narrowed[1]:
+            return narrowed
+        return (joint.limits.lower, joint.limits.upper)
 
     def mimic_source(self, name: str) -> tuple[str, float, float] | None:
         """(independent leader, multiplier, offset) of a mimic follower, chains composed."""
-        chain = list(self._mimic_chain(name))
+        chain = list(self.mimic_leaders(name))
         return chain[-1] if chain else None
 
-    def _mimic_chain(self, name: str) -> Iterable[tuple[str, float, float]]:
+    def mimic_leaders(self, name: str) -> Iterable[tuple[str, float, float]]:
         """Each leader up the mimic chain of `name`, with the composed multiplier and offset.
 
         The description guarantees the chain ends (mimic cycles are refused at load).
@@ -492,49 +490,6 @@ class RobotModel:
         pose = poses[frame]
         return pose if relative_to is None else poses[relative_to].inverse() * pose
 
-    # Presentation -------------------------------------------------------------------------
-
-    def tree_text(self) -> str:
-        """The kinematic tree as indented text: joints with types, axes, limits and mimics."""
-        children: dict[str, list[Joint]] = {}
-        for joint in self.description.joints:
-            children.setdefault(joint.parent, []).append(joint)
-        sensors: dict[str, list[str]] = {}
-        for sensor in self.sensors:
-            sensors.setdefault(sensor.parent, []).append(f'{sensor.name} [sensor {sensor.type}]')
-        lines = [f'robot {self.name!r}: root {self.root!r}, {len(self.links)} links, '
-                 f'{len(self.movable_joints)} movable joints ({len(self.mimic_joints)} mimic), '
-                 f'{len(self.sensors)} sensors', self.root]
-
-        def walk(link: str, indent: str) -> None:
-            items: list[tuple[str, Joint | None]] = [(s, None) for s in sensors.get(link, [])]
-            items += [(self.describe_joint(j.name), j) for j in children.get(link, [])]
-            for k, (text, joint) in enumerate(items):
-                last = k == len(items) - 1
-                lines.append(indent + ('└── ' if last else '├── ') + text)
-                if joint is not None:
-                    walk(joint.child, indent + ('    ' if last else '│   '))
-
-        walk(self.root, '')
-        return '\n'.join(lines)
-
-    def describe_joint(self, name: str) -> str:
-        """One line: joint name, type, axis, limits, mimic relation, child link."""
-        joint = self._joints[name]
-        parts = [joint.type.value]
-        if joint.type not in (JointType.FIXED, JointType.FLOATING):
-            parts.append('axis ' + ' '.join(f'{c:g}' for c in joint.axis))
-        if joint.type in (JointType.REVOLUTE, JointType.PRISMATIC) and joint.limits:
-            parts.append(f'limits [{joint.limits.lower:g}, {joint.limits.upper:g}]')
-            if joint.soft_limits is not None:
-                parts.append(f'soft [{joint.soft_limits.soft_lower:g}, '
-                             f'{joint.soft_limits.soft_upper:g}]')
-        source = self.mimic_source(name)
-        if source is not None:
-            leader, multiplier, offset = source
-            parts.append(f'mimics {leader} ×{multiplier:g} {offset:+g}')
-        return f'{name} [{", ".join(parts)}] → {joint.child}'
-
 
 def planar_motion(axis: tuple[float, float, float], motion: Pose) -> Pose:
     """The part of `motion` a planar joint allows.
@@ -544,8 +499,5 @@ def planar_motion(axis: tuple[float, float, float], motion: Pose) -> Pose:
     t = motion.translation
     along = t[0] * axis[0] + t[1] * axis[1] + t[2] * axis[2]
     in_plane = (t[0] - along * axis[0], t[1] - along * axis[1], t[2] - along * axis[2])
-    x, y, z, w = motion.rotation
-    # Swing-twist decomposition: the twist about `axis` has angle 2·atan2(v·axis, w).
-    angle = 2.0 * math.atan2(x * axis[0] + y * axis[1] + z * axis[2], w)
-    return Pose(in_plane, quaternion_from_axis_angle(axis, angle))
+    return Pose(in_plane, quaternion_from_axis_angle(axis, twist_angle(motion.rotation, axis)))
 

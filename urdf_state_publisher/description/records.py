@@ -100,6 +100,20 @@ class Joint:
     soft_limits: SoftLimits | None
     mimic: Mimic | None
 
+    def soft_limited_range(self) -> tuple[float, float] | None:
+        """<limit> narrowed by the <safety_controller> soft limits, as [lower, upper].
+
+        The larger of the lowers and the smaller of the uppers; None for a joint without both,
+        or not revolute or prismatic.
+
+        The range may be empty (lower > upper): soft limits not written default to 0.
+        """
+        if (self.type not in (JointType.REVOLUTE, JointType.PRISMATIC) or self.limits is None
+                or self.soft_limits is None):
+            return None
+        return (max(self.limits.lower, self.soft_limits.soft_lower),
+                min(self.limits.upper, self.soft_limits.soft_upper))
+
 
 @dataclass(frozen=True)
 class Sensor:

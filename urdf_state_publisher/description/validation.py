@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from urdf_state_publisher.description.messages import cut, listing, MAX_LISTED, quoted, Warnings
-from urdf_state_publisher.description.records import Joint, JointType
+from urdf_state_publisher.description.records import Joint
 from urdf_state_publisher.errors import DescriptionError
 
 __all__ = ['build_tree', 'check_mimics', 'soft_limit_warnings']
@@ -153,13 +153,8 @@ def build_tree(links: list[str], joints: list[Joint]) -> tuple[str, list[str], l
 def soft_limit_warnings(joints: Iterable[Joint]) -> list[str]:
     warnings = []
     for joint in joints:
-        if joint.type not in (JointType.REVOLUTE, JointType.PRISMATIC):
-            continue
-        if joint.limits is None or joint.soft_limits is None:
-            continue
-        lower = max(joint.limits.lower, joint.soft_limits.soft_lower)
-        upper = min(joint.limits.upper, joint.soft_limits.soft_upper)
-        if lower > upper:
+        narrowed = joint.soft_limited_range()
+        if narrowed is not None and narrowed[0] > narrowed[1]:
             soft = joint.soft_limits
             warnings.append(
                 f'joint {quoted(joint.name)}: <limit> [{joint.limits.lower}, '
