@@ -4,7 +4,7 @@ from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
 from launch.conditions import IfCondition
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, TextSubstitution
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
@@ -32,7 +32,10 @@ def declare_arguments() -> list[DeclareLaunchArgument]:
 def _sim_time(context: LaunchContext) -> list[dict]:
     """Return use_sim_time for RViz and the sliders: as given, else nothing (their default)."""
     value = context.launch_configurations['use_sim_time'].strip()
-    return [{'use_sim_time': ParameterValue(value, value_type=bool)}] if value else []
+    if not value:
+        return []
+    # launch_ros converts text to bool only from a substitution, not from a plain str.
+    return [{'use_sim_time': ParameterValue(TextSubstitution(text=value), value_type=bool)}]
 
 
 def _viewers(context: LaunchContext) -> list[Node]:

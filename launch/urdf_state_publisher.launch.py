@@ -2,7 +2,7 @@
 
 from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import Command, FindExecutable, LaunchConfiguration
+from launch.substitutions import Command, FindExecutable, LaunchConfiguration, TextSubstitution
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 
@@ -31,7 +31,9 @@ def _given(context: LaunchContext, types: dict[str, type]) -> dict[str, Paramete
     for name, value_type in types.items():
         value = context.launch_configurations[name].strip()
         if value:
-            given[name] = ParameterValue(value, value_type=value_type)
+            # launch_ros converts text to value_type only from a substitution: a plain str
+            # would have to be of value_type already.
+            given[name] = ParameterValue(TextSubstitution(text=value), value_type=value_type)
     return given
 
 

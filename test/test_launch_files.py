@@ -495,13 +495,36 @@ def test_parameter_arguments_name_the_defaults_of_parameters(path, monkeypatch):
 PARAMETER_ARGUMENTS = ('publish_frequency', 'frame_prefix', 'use_sim_time')
 
 
-def _launch_file_function(path: Path, name: str, **namespace):
-    """Compile one function of a launch file alone, with `namespace` for what it uses.
+class _Text:
+    """Stands in for launch's TextSubstitution."""
 
-    launch is not installed here: the names it would give are stood in for by `namespace`.
+    def __init__(self, text: str):
+        self.text = text
+
+
+def _parameter_value(value, value_type):
+    """Stands in for launch_ros' ParameterValue, with its rule for plain values.
+
+    launch_ros converts text to `value_type` only when it comes as a substitution; a plain
+    value must already be of that type (TypeError "value='50.0' is not an instance of
+    <class 'float'>" otherwise, which stops the launch).
+    """
+    if isinstance(value, _Text):
+        return value.text, value_type
+    if not isinstance(value, value_type):
+        raise TypeError(f'value={value!r} is not an instance of {value_type}')
+    return value, value_type
+
+
+def _launch_file_function(path: Path, name: str):
+    """Compile one function of a launch file alone, with stand-ins for what it uses of launch.
+
+    launch is not installed here.
     """
     (function,) = [node for node in _parse(path).body
                    if isinstance(node, ast.FunctionDef) and node.name == name]
+    namespace = {'LaunchContext': object, 'ParameterValue': _parameter_value,
+                 'TextSubstitution': _Text}
     exec(compile(ast.Module(body=[function], type_ignores=[]), str(path), 'exec'), namespace)
     return namespace[name]
 
@@ -517,9 +540,7 @@ def test_parameter_arguments_go_last_and_only_when_given():
     assert LAUNCH_OVERRIDES == {'publish_frequency': float, 'frame_prefix': str,
                                 'use_sim_time': bool}
 
-    given = _launch_file_function(
-        MAIN_LAUNCH, '_given', LaunchContext=object,
-        ParameterValue=lambda value, value_type: (value, value_type))
+    given = _launch_file_function(MAIN_LAUNCH, '_given')
     types = {'frame_prefix': str, 'use_sim_time': bool, 'publish_frequency': float}
     context = SimpleNamespace(launch_configurations=dict.fromkeys(PARAMETER_ARGUMENTS, ''))
     assert given(context, types) == {}
@@ -529,9 +550,7 @@ def test_parameter_arguments_go_last_and_only_when_given():
 
 
 def test_display_passes_use_sim_time_to_its_viewers_only_when_given():
-    sim_time = _launch_file_function(
-        DISPLAY_LAUNCH, '_sim_time', LaunchContext=object,
-        ParameterValue=lambda value, value_type: (value, value_type))
+    sim_time = _launch_file_function(DISPLAY_LAUNCH, '_sim_time')
     assert sim_time(SimpleNamespace(launch_configurations={'use_sim_time': ''})) == []
     assert sim_time(SimpleNamespace(launch_configurations={'use_sim_time': 'true'})) == [
         {'use_sim_time': ('true', bool)}]
