@@ -22,8 +22,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker('slow') is not None:
             item.add_marker(skip)
-
-
-def run_slow(config: pytest.Config) -> bool:
-    """Whether `--run-slow` was given; False when this plugin is not loaded."""
-    return bool(config.getoption(OPTION, default=False))

@@ -40,6 +40,12 @@ def links(*names: str) -> str:
     return ''.join(f'<link name="{n}"/>' for n in names)
 
 
+
+def joint_named(description, name: str):
+    """The joint of `description` called `name`."""
+    [joint] = [j for j in description.joints if j.name == name]
+    return joint
+
 def joint(name: str, parent: str, child: str, kind: str = 'revolute', body: str = LIMIT) -> str:
     """Return one <joint> element."""
     return (f'<joint name="{name}" type="{kind}"><parent link="{parent}"/>'
@@ -307,20 +313,20 @@ def test_spec_defaults_are_applied() -> None:
     description = parse_description(arm(
         '<link name="l3"/>',
         joint('j3', 'l2', 'l3', 'revolute', LIMIT + '<mimic joint="j1"/>')))
-    j1 = description.joint('j1')
+    j1 = joint_named(description, 'j1')
     assert j1.origin == Origin() == Origin((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
     assert j1.axis == (1.0, 0.0, 0.0)
     assert j1.limits == Limits(lower=-1.0, upper=1.0, velocity=2.0, effort=10.0)
     assert j1.soft_limits is None
     assert j1.mimic is None
-    assert description.joint('j3').mimic == Mimic(joint='j1', multiplier=1.0, offset=0.0)
+    assert joint_named(description, 'j3').mimic == Mimic(joint='j1', multiplier=1.0, offset=0.0)
 
 
 def test_origin_and_axis_are_read_and_axis_normalised() -> None:
     description = parse_description(robot(links('a', 'b'), joint(
         'j', 'a', 'b', 'prismatic',
         LIMIT + '<origin xyz="1 2 3" rpy="0.1 0.2 0.3"/><axis xyz="0 3 4"/>')))
-    j = description.joint('j')
+    j = joint_named(description, 'j')
     assert j.origin == Origin(xyz=(1.0, 2.0, 3.0), rpy=(0.1, 0.2, 0.3))
     assert j.axis == pytest.approx((0.0, 0.6, 0.8))
     assert math.isclose(sum(c * c for c in j.axis), 1.0)
@@ -329,7 +335,8 @@ def test_origin_and_axis_are_read_and_axis_normalised() -> None:
 def test_large_axis_is_normalised() -> None:
     description = parse_description(robot(links('a', 'b'), joint(
         'j', 'a', 'b', 'revolute', LIMIT + '<axis xyz="1e300 0 1e300"/>')))
-    assert description.joint('j').axis == pytest.approx((math.sqrt(0.5), 0.0, math.sqrt(0.5)))
+    assert joint_named(description, 'j').axis == pytest.approx(
+        (math.sqrt(0.5), 0.0, math.sqrt(0.5)))
 
 
 @pytest.mark.parametrize(('xyz', 'expected'), [
@@ -341,7 +348,7 @@ def test_large_axis_is_normalised() -> None:
 def test_extreme_axis_is_normalised_to_unit_length(xyz: str, expected: tuple) -> None:
     description = parse_description(robot(links('a', 'b'), joint(
         'j', 'a', 'b', 'revolute', LIMIT + f'<axis xyz="{xyz}"/>')))
-    axis = description.joint('j').axis
+    axis = joint_named(description, 'j').axis
     assert axis == pytest.approx(expected)
     assert math.isclose(math.hypot(*axis), 1.0)
 
@@ -352,8 +359,8 @@ def test_limits_defaults_and_continuous_limit_kept() -> None:
         joint('rev', 'a', 'b', 'revolute', '<limit effort="3" velocity="4"/>'),
         joint('cont', 'b', 'c', 'continuous', '<limit lower="5" upper="-5" effort="1" '
                                               'velocity="2"/>')))
-    assert description.joint('rev').limits == Limits(0.0, 0.0, 4.0, 3.0)
-    assert description.joint('cont').limits == Limits(5.0, -5.0, 2.0, 1.0)
+    assert joint_named(description, 'rev').limits == Limits(0.0, 0.0, 4.0, 3.0)
+    assert joint_named(description, 'cont').limits == Limits(5.0, -5.0, 2.0, 1.0)
     assert description.warnings == ()
 
 
@@ -364,7 +371,7 @@ def test_mimic_and_safety_controller_are_read() -> None:
               + '<mimic joint="j2" multiplier="-2" offset="0.5"/>'
               + '<safety_controller k_velocity="3" k_position="4" soft_lower_limit="-0.5" '
                 'soft_upper_limit="0.5"/>')))
-    j3 = description.joint('j3')
+    j3 = joint_named(description, 'j3')
     assert j3.mimic == Mimic('j2', -2.0, 0.5)
     assert j3.soft_limits == SoftLimits(soft_lower=-0.5, soft_upper=0.5, k_position=4.0,
                                         k_velocity=3.0)
@@ -373,7 +380,7 @@ def test_mimic_and_safety_controller_are_read() -> None:
 def test_safety_controller_on_continuous_joint_is_fine() -> None:
     description = parse_description(robot(links('a', 'b'), joint(
         'wheel', 'a', 'b', 'continuous', '<safety_controller k_velocity="10"/>')))
-    assert description.joint('wheel').soft_limits == SoftLimits(0.0, 0.0, 0.0, 10.0)
+    assert joint_named(description, 'wheel').soft_limits == SoftLimits(0.0, 0.0, 0.0, 10.0)
     assert description.warnings == ()
 
 
@@ -382,8 +389,8 @@ def test_mimic_chain_is_allowed() -> None:
         '<link name="l3"/>',
         joint('j3', 'l2', 'l3', 'revolute', LIMIT + '<mimic joint="j2"/>')).replace(
             '<child link="l2"/>', '<child link="l2"/><mimic joint="j1"/>'))
-    assert description.joint('j2').mimic == Mimic('j1')
-    assert description.joint('j3').mimic == Mimic('j2')
+    assert joint_named(description, 'j2').mimic == Mimic('j1')
+    assert joint_named(description, 'j3').mimic == Mimic('j2')
 
 
 def test_fixed_and_floating_joints_ignore_their_axis() -> None:
@@ -391,14 +398,8 @@ def test_fixed_and_floating_joints_ignore_their_axis() -> None:
         links('a', 'b', 'c'),
         joint('f', 'a', 'b', 'fixed', '<axis xyz="0 0 0"/>'),
         joint('fl', 'b', 'c', 'floating', '<axis/>')))
-    assert description.joint('f').axis == (1.0, 0.0, 0.0)
-    assert description.joint('fl').type is JointType.FLOATING
-
-
-def test_joint_lookup_of_unknown_name_raises_key_error() -> None:
-    description = parse_description(arm())
-    with pytest.raises(KeyError, match='nope'):
-        description.joint('nope')
+    assert joint_named(description, 'f').axis == (1.0, 0.0, 0.0)
+    assert joint_named(description, 'fl').type is JointType.FLOATING
 
 
 def test_every_joint_type_is_read() -> None:
@@ -543,7 +544,7 @@ def test_warnings_name_the_element(text: str, expected: list[str]) -> None:
 def test_mimic_on_fixed_joint_is_dropped() -> None:
     description = parse_description(robot(links('a', 'b', 'c'), joint('j1', 'a', 'b'),
                                           joint('fx', 'b', 'c', 'fixed', '<mimic joint="x"/>')))
-    assert description.joint('fx').mimic is None
+    assert joint_named(description, 'fx').mimic is None
 
 
 def test_warnings_are_data_and_do_not_reach_stderr(capsys: pytest.CaptureFixture[str]) -> None:
@@ -596,7 +597,7 @@ def test_repeated_joint_children_keep_the_first() -> None:
         '<limit lower="0" upper="1" effort="1" velocity="1"/>'
         '<limit lower="2" upper="3" effort="1" velocity="1"/>'
         '<limit lower="4" upper="5" effort="1" velocity="1"/>')))
-    assert description.joint('j').limits == Limits(lower=0.0, upper=1.0, velocity=1.0,
+    assert joint_named(description, 'j').limits == Limits(lower=0.0, upper=1.0, velocity=1.0,
                                                    effort=1.0)
     assert description.warnings == ("joint 'j': <limit> is given 3 times; the first one is used",)
 
@@ -609,7 +610,7 @@ def test_joint_padded_with_junk_is_read_quickly_with_counted_warnings() -> None:
     start = time.perf_counter()
     description = parse_description(text)
     elapsed = time.perf_counter() - start
-    assert description.joint('j').axis == (0.0, 0.0, 1.0)
+    assert joint_named(description, 'j').axis == (0.0, 0.0, 1.0)
     assert len(description.warnings) == 51
     assert description.warnings[0] == "unknown element <junk> in /robot/joint[@name='j'] ignored"
     assert description.warnings[-1] == f'... and {count - 50} more warnings'
@@ -767,7 +768,7 @@ def test_xacro_expansion_with_an_argument(tmp_path: Path, arguments: object,
     assert read_description_file(path, arguments) == text  # type: ignore[arg-type]
     description = parse_description(text)
     assert description.name == 'xbot'
-    assert description.joint('slide').origin.xyz == (expected, 0.0, 0.0)
+    assert joint_named(description, 'slide').origin.xyz == (expected, 0.0, 0.0)
 
 
 def test_xacro_bad_argument_form(tmp_path: Path) -> None:
@@ -824,7 +825,7 @@ def test_jvrc1() -> None:
     assert len(mimics) == 10
     assert {abs(j.mimic.multiplier) for j in mimics} == {2.0}
     for follower in mimics:
-        assert description.joint(follower.mimic.joint).type.single_value
+        assert joint_named(description, follower.mimic.joint).type.single_value
     # jvrc1.urdf has 10 <sensor> elements, all spec-conforming (parent links exist, names
     # differ from every link), so all 10 are kept: 3 cameras, 1 ray, 6 with no kind element
     # (accelerometer, gyrometer, 4 force sensors).

@@ -1,8 +1,8 @@
 """Reliability and security of description loading: fuzzing, XML attacks, huge inputs.
 
 Every input must end as a RobotModel or as a DescriptionError with a message, quickly; a model
-that builds must give finite transforms with unit quaternions. Known bugs are pinned by
-strict xfail tests whose reason starts with 'BUG:'.
+that builds must give finite transforms with unit quaternions. Tests marked `slow` run with
+--run-slow only (test/pytest_slow.py).
 """
 
 from __future__ import annotations
@@ -53,14 +53,6 @@ def fuzz_settings(examples: int, **extra) -> settings:
     """Seeded, bounded hypothesis settings: the same cases on every run, no database."""
     return settings(max_examples=examples, deadline=None, derandomize=True, database=None,
                     suppress_health_check=list(HealthCheck), **extra)
-
-
-@pytest.fixture(autouse=True)
-def _slow_needs_run_slow(request: pytest.FixtureRequest) -> None:
-    # pytest_slow does this once registered in conftest; this keeps the budget without it.
-    if request.node.get_closest_marker('slow') and not request.config.getoption(
-            '--run-slow', default=False):
-        pytest.skip('slow: run with --run-slow')
 
 
 # --------------------------------------------------------------------------- sources
@@ -667,7 +659,6 @@ EXTREME_EXAMPLES = 200
 HOSTILE_EXAMPLES = 100
 
 
-# While it is an xfail, skip shrinking: the failure is known, shrinking only costs time.
 @fuzz_settings(EXTREME_EXAMPLES)
 @given(st.data())
 def test_fuzz_extreme_numbers_still_give_finite_transforms(data: st.DataObject) -> None:

@@ -2,7 +2,7 @@
 
 The node runs in its own process (conftest.NodeProcess) on test/fixtures/reliability_robot.urdf,
 which has every joint type: floating and planar joints for MultiDOFJointState, a mimic chain,
-fixed joints and a sensor. Known bugs are pinned by strict xfail tests ('BUG: ...').
+fixed joints and a sensor. Tests marked `slow` run with --run-slow only (test/pytest_slow.py).
 """
 
 from __future__ import annotations
@@ -56,14 +56,6 @@ TF_RECORD = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST,
                        reliability=ReliabilityPolicy.RELIABLE)
 STARTUP_S = 30.0
 BILLION = 1_000_000_000
-
-
-@pytest.fixture(autouse=True)
-def _slow_needs_run_slow(request: pytest.FixtureRequest) -> None:
-    # pytest_slow does this once registered in conftest; this keeps the budget without it.
-    if request.node.get_closest_marker('slow') and not request.config.getoption(
-            '--run-slow', default=False):
-        pytest.skip('slow: run with --run-slow')
 
 
 # --------------------------------------------------------------------------- helpers

@@ -27,6 +27,12 @@ LIMIT = '<limit lower="-3" upper="3" effort="1" velocity="1"/>'
 HALF_PI = math.pi / 2
 
 
+
+def joint_named(description, name: str):
+    """The joint of `description` called `name`."""
+    [joint] = [j for j in description.joints if j.name == name]
+    return joint
+
 def robot(*parts: str, version: str | None = '1.1') -> str:
     """A <robot> of `parts`, declaring `version` (None: no version attribute)."""
     declared = '' if version is None else f' version="{version}"'
@@ -48,7 +54,7 @@ def error_of(text: str) -> str:
 
 def rotation_of(text: str) -> np.ndarray:
     """The matrix, by reference math, of joint 'j''s origin rotation as the package reads it."""
-    return quaternion_matrix(parse_description(text).joint('j').origin.rotation)
+    return quaternion_matrix(joint_named(parse_description(text), 'j').origin.rotation)
 
 
 # --------------------------------------------------------------------------- versions
@@ -110,7 +116,7 @@ def test_refused_versions_say_why_and_what_to_write(attribute: str, reason: str)
 def test_quaternion_origin_in_1_1_is_read_exactly() -> None:
     """urdf_schema_quaternion_test.cpp parse_rot_quat_version_1_1: 0.5 0.5 0.5 0.5 as is."""
     text = robot(fixed_joint('xyz="1 2 3" quat_xyzw="0.5 0.5 0.5 0.5"'))
-    origin = parse_description(text).joint('j').origin
+    origin = joint_named(parse_description(text), 'j').origin
     assert origin.quat_xyzw == (0.5, 0.5, 0.5, 0.5)
     assert origin.rotation == (0.5, 0.5, 0.5, 0.5)
     assert origin.xyz == (1.0, 2.0, 3.0)
@@ -118,8 +124,8 @@ def test_quaternion_origin_in_1_1_is_read_exactly() -> None:
 
 def test_rpy_origin_gives_the_same_rotation() -> None:
     """urdf_schema_quaternion_test.cpp parse_rot_rpy_version_1_0: rpy 1.5707963 0 1.5707963."""
-    rotation = parse_description(robot(fixed_joint('rpy="1.5707963 0 1.5707963"'),
-                                       version='1.0')).joint('j').origin.rotation
+    rotation = joint_named(parse_description(robot(fixed_joint('rpy="1.5707963 0 1.5707963"'),
+                                                   version='1.0')), 'j').origin.rotation
     assert rotation == pytest.approx((0.5, 0.5, 0.5, 0.5), abs=1e-6)
 
 
@@ -366,7 +372,7 @@ def test_unknown_elements_and_attributes_in_1_1_only_warn() -> None:
         '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
         '<limit lower="0" upper="1" effort="1" velocity="1" acceleration="2" jerk="3"/>'
         '<gearing ratio="2"/></joint>', '<frame name="tool"/>'))
-    assert description.joint('j').limits is not None
+    assert joint_named(description, 'j').limits is not None
     assert set(description.warnings) == {
         'unknown element <frame> in <robot> ignored',
         "unknown element <spline> in /robot/link[@name='a'] ignored",

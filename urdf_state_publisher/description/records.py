@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import enum
 
 from urdf_state_publisher.geometry import normalized, Quaternion, quaternion_from_rpy, Vector3
@@ -145,16 +145,3 @@ class Description:
     model_state: dict[str, float]
     warnings: tuple[str, ...]
     version: str = '1.0'
-    _joints_by_name: dict[str, Joint] = field(
-        init=False, repr=False, compare=False, default_factory=dict)
-
-    def __post_init__(self) -> None:
-        """Index the joints by name for `joint()`."""
-        object.__setattr__(self, '_joints_by_name', {j.name: j for j in self.joints})
-
-    def joint(self, name: str) -> Joint:
-        """Return the joint called `name`; KeyError if there is none."""
-        try:
-            return self._joints_by_name[name]
-        except KeyError:
-            raise KeyError(f'robot {self.name!r} has no joint {name!r}') from None
