@@ -29,12 +29,9 @@ setup(
                 'robot_state_publisher with mimic chains, joint limits and sensor frames.',
     license='Apache-2.0',
     extras_require={'test': ['pytest', 'hypothesis']},
-    # The node's executable is a plain script, not a console_scripts entry: the wrapper that
-    # `setup.py install` (colcon) writes for an entry point scans the installed distributions
-    # before our code runs, ~30 ms in which a stop signal could not be handled yet.
-    scripts=['scripts/urdf_state_publisher'],
     entry_points={
         'console_scripts': [
+            'urdf_state_publisher = urdf_state_publisher.process:main',
             'urdf_state_publisher_inspect = urdf_state_publisher.inspect_cli:main',
             'urdf_state_publisher_demo = urdf_state_publisher.demo:main',
         ],

@@ -310,17 +310,6 @@ def console_scripts(setup_py: Path) -> dict[str, str]:
     return {}
 
 
-def plain_scripts(setup_py: Path) -> list[str]:
-    """Return the file names of the `scripts=` of a setup.py."""
-    tree = _parse(setup_py)
-    constants = _module_strings(tree)
-    for call in _calls(tree, 'setup'):
-        scripts = _keyword(call, 'scripts')
-        if isinstance(scripts, (ast.List, ast.Tuple)):
-            return [Path(_string(element, constants)).name for element in scripts.elts]
-    return []
-
-
 def undeclared_parameters(used: Iterable[str], declared: Iterable[str]) -> list[str]:
     """Return, sorted and once each, the names in `used` that are not in `declared`."""
     return sorted(set(used) - set(declared))
@@ -405,9 +394,9 @@ def test_import_check_reports_a_third_party_import(tmp_path):
     assert module_level_imports(path) - ALLOWED_LAUNCH_IMPORTS == {'xacro', '.'}
 
 
-def test_our_nodes_run_executables_of_setup_py():
-    """Every executable of this package that a launch file starts is installed by setup.py."""
-    scripts = set(console_scripts(SETUP_PY)) | set(plain_scripts(SETUP_PY))
+def test_our_nodes_run_console_scripts_of_setup_py():
+    """Every executable of this package that a launch file starts is a console script."""
+    scripts = console_scripts(SETUP_PY)
     ours = [
         (path.name, executable)
         for path in LAUNCH_FILES
@@ -416,7 +405,7 @@ def test_our_nodes_run_executables_of_setup_py():
     ]
     assert ours, 'no launch file starts a node of this package'
     missing = [(name, executable) for name, executable in ours if executable not in scripts]
-    assert not missing, f'executables not in setup.py scripts or console_scripts: {missing}'
+    assert not missing, f'executables not in setup.py console_scripts: {missing}'
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda path: path.name)
