@@ -4,23 +4,12 @@ import math
 import signal
 
 from conftest import SAMPLE_URDF
+from node_fixtures import by_child, joint_state, ns, numbers
 import pytest
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
-
-
-def by_child(messages):
-    """{child_frame_id: TransformStamped} over all received messages, latest wins."""
-    return {t.child_frame_id: t for m in messages for t in m.transforms}
-
-
-def numbers(stamped):
-    t, r = stamped.transform.translation, stamped.transform.rotation
-    return (t.x, t.y, t.z), (r.x, r.y, r.z, r.w)
+from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
 
 
 @pytest.fixture
@@ -29,8 +18,8 @@ def sample_node(start_node):
 
 
 def test_static_frames_and_joint_transforms(sample_node, probe):
-    static = probe.record(TFMessage, '/tf_static', LATCHED)
-    tf = probe.record(TFMessage, '/tf', QoSProfile(depth=100))
+    static = probe.record(TFMessage, '/tf_static', LATCHED_QOS)
+    tf = probe.record(TFMessage, '/tf', TF_QOS)
     probe.wait_until(lambda: static, 20, 'the /tf_static message')
 
     frames = by_child(static)
@@ -43,10 +32,8 @@ def test_static_frames_and_joint_transforms(sample_node, probe):
     assert frames['wrist_camera'].header.frame_id == 'camera_link'
 
     publisher = probe.node.create_publisher(JointState, 'joint_states', 10)
-    state = JointState()
-    state.header.stamp.sec = 100
-    state.name = ['shoulder_pan_joint', 'torso_lift_joint', 'left_finger_joint']
-    state.position = [0.5, 0.2, 0.02]
+    state = joint_state(ns(100), ['shoulder_pan_joint', 'torso_lift_joint', 'left_finger_joint'],
+                        [0.5, 0.2, 0.02])
     probe.wait_until(lambda: publisher.get_subscription_count() > 0, 10, 'the node to subscribe')
     probe.wait_until(lambda: (publisher.publish(state) or tf), 10, 'a /tf message')
 
@@ -68,6 +55,6 @@ def test_static_frames_and_joint_transforms(sample_node, probe):
 
 
 def test_sigterm_exits_cleanly(sample_node, probe):
-    static = probe.record(TFMessage, '/tf_static', LATCHED)
+    static = probe.record(TFMessage, '/tf_static', LATCHED_QOS)
     probe.wait_until(lambda: static, 20, 'the node to start')
     assert sample_node.stop(signal.SIGTERM) == 0

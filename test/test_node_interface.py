@@ -8,15 +8,13 @@ from node_fixtures import (
     children,
     joint_state,
     late_joiner,
-    Link,
+    node_link_fixture,
     ns,
     q_rpy,
     RELIABLE,
     SAMPLE_CHILD,
     sample_pose,
     SAMPLE_STATIC,
-    start_module_node,
-    stop_node,
 )
 import pytest
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
@@ -25,18 +23,8 @@ from tf2_msgs.msg import TFMessage
 
 NAME = 'iface'
 
-
-@pytest.fixture(scope='module')
-def node(tmp_path_factory):
-    process = start_module_node(
-        tmp_path_factory, {'robot_description': SAMPLE_URDF.read_text()}, NAME)
-    yield process
-    stop_node(process)
-
-
-@pytest.fixture(scope='module')
-def module_link(node, module_probe):
-    return Link(module_probe, node, name=NAME)
+module_link = node_link_fixture(NAME, {'robot_description': SAMPLE_URDF.read_text()},
+                                fixture='module_link')
 
 
 @pytest.fixture
@@ -78,7 +66,7 @@ def test_joint_state_publisher_of_either_reliability_is_heard(link, qos, sec):
     stamp = ns(sec, 250_000_000)
     values = {'shoulder_pan_joint': 0.5 + sec / 1000, 'elbow_joint': -0.7}
 
-    message = link.publish_and_expect(publisher, joint_state(stamp, values, values.values()))
+    message = link.publish_and_expect(publisher, joint_state(stamp, values))
 
     assert children(message) == {SAMPLE_CHILD[j] for j in values}
     frames = by_child([message])

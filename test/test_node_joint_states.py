@@ -18,9 +18,9 @@ from node_fixtures import (
     compose,
     GRIPPER_CHILDREN,
     joint_state,
-    Link,
     MIXED_URDF,
     multi_dof_state,
+    node_link_fixture,
     ns,
     q_axis,
     q_mul,
@@ -30,8 +30,6 @@ from node_fixtures import (
     SAMPLE_CHILD,
     sample_pose,
     stamp_of,
-    start_module_node,
-    stop_node,
     wait_for_log,
 )
 import pytest
@@ -39,37 +37,16 @@ import pytest
 NAME = 'js'
 MIXED = 'js_mixed'
 
-
-@pytest.fixture(scope='module')
-def node(tmp_path_factory):
-    process = start_module_node(
-        tmp_path_factory, {'robot_description': SAMPLE_URDF.read_text()}, NAME)
-    yield process
-    stop_node(process)
-
-
-@pytest.fixture(scope='module')
-def module_link(node, module_probe):
-    return Link(module_probe, node, name=NAME)
+module_link = node_link_fixture(NAME, {'robot_description': SAMPLE_URDF.read_text()},
+                                fixture='module_link')
+module_mixed_link = node_link_fixture(MIXED, {'robot_description': MIXED_URDF.read_text()},
+                                      fixture='module_mixed_link', warm_up_joint='spin')
 
 
 @pytest.fixture
 def link(module_link):
     module_link.begin()
     return module_link
-
-
-@pytest.fixture(scope='module')
-def mixed_node(tmp_path_factory):
-    process = start_module_node(
-        tmp_path_factory, {'robot_description': MIXED_URDF.read_text()}, MIXED)
-    yield process
-    stop_node(process)
-
-
-@pytest.fixture(scope='module')
-def module_mixed_link(mixed_node, module_probe):
-    return Link(module_probe, mixed_node, name=MIXED, warm_up_joint='spin')
 
 
 @pytest.fixture
@@ -99,7 +76,7 @@ def test_two_partial_sources_each_publish_exactly_their_joints_and_followers(lin
     stamp = ns(200)
     arm_values = dict(zip(ARM, (0.25, -1.0, 0.6, 1.1, 2.5)))
 
-    arm.publish(joint_state(stamp, arm_values, arm_values.values()))
+    arm.publish(joint_state(stamp, arm_values))
     gripper.publish(joint_state(stamp, ['left_finger_joint'], [0.01]))
     messages = link.expect(stamp, count=2)
 
@@ -168,7 +145,7 @@ def test_values_outside_limits_are_clamped_and_logged(link):
     values = {'elbow_joint': 3.0, 'torso_lift_joint': -0.5, 'shoulder_pan_joint': 10.0}
 
     message = link.publish_and_expect(
-        link.joint_states(), joint_state(ns(240), values, values.values()))
+        link.joint_states(), joint_state(ns(240), values))
 
     frames = values_of(message, values)
     assert_pose(frames['elbow_joint'], sample_pose('elbow_joint', 2.3))

@@ -14,18 +14,17 @@ from node_fixtures import (
     children,
     GRIPPER_CHILDREN,
     joint_state,
-    LATCHED,
     late_joiner,
-    Link,
+    node_link_fixture,
     ns,
     sample_pose,
     SAMPLE_STATIC,
-    start_module_node,
-    stop_node,
 )
 import pytest
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
+
+from urdf_state_publisher.qos import LATCHED_QOS
 
 NAME = 'reload'
 SAMPLE = SAMPLE_URDF.read_text()
@@ -57,16 +56,7 @@ RELOADED = without(without(without(SAMPLE, 'sensor', 'base_laser'), 'joint', 'la
 </robot>""")
 
 
-@pytest.fixture(scope='module')
-def node(tmp_path_factory):
-    process = start_module_node(tmp_path_factory, {'robot_description': SAMPLE}, NAME)
-    yield process
-    stop_node(process)
-
-
-@pytest.fixture(scope='module')
-def module_link(node, module_probe):
-    return Link(module_probe, node, name=NAME)
+module_link = node_link_fixture(NAME, {'robot_description': SAMPLE}, fixture='module_link')
 
 
 @pytest.fixture
@@ -79,7 +69,7 @@ def link(module_link):
 
 
 def test_valid_description_swaps_the_model_and_republishes_everything(link):
-    descriptions = link.probe.record(String, '/robot_description', LATCHED)
+    descriptions = link.probe.record(String, '/robot_description', LATCHED_QOS)
     link.probe.wait_until(lambda: descriptions, 10, 'the first robot_description')
 
     [result] = link.set_parameters(robot_description=RELOADED)
@@ -151,7 +141,7 @@ def test_invalid_description_is_rejected_and_the_old_model_keeps_running(link, s
 
 
 def test_frame_prefix_change_republishes_tf_static_with_the_prefix(link):
-    live = link.probe.record(TFMessage, '/tf_static', LATCHED)
+    live = link.probe.record(TFMessage, '/tf_static', LATCHED_QOS)
     link.probe.wait_until(lambda: live, 10, 'the current /tf_static')
 
     [result] = link.set_parameters(frame_prefix='robot_a/')

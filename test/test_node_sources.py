@@ -15,7 +15,6 @@ from node_fixtures import (
     compose,
     FIXTURES,
     joint_state,
-    LATCHED,
     late_joiner,
     Link,
     MIXED_URDF,
@@ -34,6 +33,8 @@ from rclpy.qos import ReliabilityPolicy
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 import yaml
+
+from urdf_state_publisher.qos import LATCHED_QOS
 
 
 def test_description_file_urdf_is_read_at_startup(start_node, probe):
@@ -84,7 +85,7 @@ def test_frame_prefix_given_at_startup_prefixes_every_frame_id(start_node, probe
 def test_topic_mode_waits_for_a_valid_description_on_the_topic(start_node, probe):
     node = start_node({'use_robot_description_topic': True}, node_name='topic_mode')
     link = Link(probe, node, name='topic_mode')
-    static = probe.record(TFMessage, '/tf_static', LATCHED)
+    static = probe.record(TFMessage, '/tf_static', LATCHED_QOS)
     graph = probe.node
     probe.wait_until(lambda: any(i.node_name == 'topic_mode' for i in
                                  graph.get_subscriptions_info_by_topic('/robot_description')),
@@ -99,7 +100,7 @@ def test_topic_mode_waits_for_a_valid_description_on_the_topic(start_node, probe
 
     link.wait_for_diagnostics(dropped, timeout=5, what='a joint state dropped for lack of a '
                               'description')
-    description = probe.node.create_publisher(String, 'robot_description', LATCHED)
+    description = probe.node.create_publisher(String, 'robot_description', LATCHED_QOS)
     description.publish(String(data='<robot name="broken"><link name="a"/>'))
     wait_for_log(node, probe, 'ignoring the robot description received on the topic')
     probe.spin_for(0.2)
