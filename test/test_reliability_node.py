@@ -15,21 +15,26 @@ import threading
 import time
 
 from builtin_interfaces.msg import Time
-from conftest import NodeProcess, Probe
-from diagnostic_msgs.msg import DiagnosticArray
-from geometry_msgs.msg import Transform, Twist, Wrench
+from geometry_msgs.msg import Twist, Wrench
 from lxml import etree
-import pytest
-from rcl_interfaces.msg import Parameter as ParameterMessage
-from rcl_interfaces.srv import GetParameters, SetParameters
-from rclpy.parameter import Parameter
-from rclpy.qos import (
-    DurabilityPolicy,
-    HistoryPolicy,
-    qos_profile_sensor_data,
-    QoSProfile,
-    ReliabilityPolicy,
+from node_fixtures import (
+    assert_pose,
+    BEST_EFFORT,
+    BILLION,
+    deeper,
+    joint_state,
+    Link,
+    multi_dof_state,
+    node_link_fixture,
+    Probe,
+    q_axis,
+    set_stamp,
+    stamp_of,
+    transform,
+    Y_AXIS,
+    Z_AXIS,
 )
+import pytest
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState, MultiDOFJointState
 from std_msgs.msg import String
@@ -45,17 +50,16 @@ from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher import RobotModel
 from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
+from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
 
 ROBOT_URDF = Path(__file__).resolve().parent / 'fixtures' / 'reliability_robot.urdf'
 ROBOT_TEXT = ROBOT_URDF.read_text()
 MODEL = RobotModel.from_urdf(ROBOT_TEXT)
 
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
-TF_RECORD = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST,
-                       reliability=ReliabilityPolicy.RELIABLE)
+TF_RECORD = deeper(TF_QOS, 1000)  # the fuzzing's bursts of /tf, all kept
 STARTUP_S = 30.0
-BILLION = 1_000_000_000
+REPLY_S = 60.0  # for a set_parameters reply (a 50 MB description takes a while)
+EXACT = 1e-12  # the tolerance of every pose check here
 
 
 # --------------------------------------------------------------------------- helpers
@@ -96,135 +100,14 @@ def static_pairs(model: RobotModel) -> set[tuple[str, str]]:
     return {(s.parent, s.child) for s in model.static_transforms()}
 
 
-def stamp_ns(stamped) -> int:
-    return stamped.header.stamp.sec * BILLION + stamped.header.stamp.nanosec
-
-
-def set_stamp(header, nanoseconds: int) -> None:
-    header.stamp.sec, header.stamp.nanosec = divmod(nanoseconds, BILLION)
-
-
-def joint_state(nanoseconds: int, values: dict[str, float]) -> JointState:
-    message = JointState(name=list(values), position=[float(v) for v in values.values()])
-    set_stamp(message.header, nanoseconds)
-    return message
-
-
-def transform(xyz, xyzw) -> Transform:
-    result = Transform()
-    t, r = result.translation, result.rotation
-    t.x, t.y, t.z = (float(v) for v in xyz)
-    r.x, r.y, r.z, r.w = (float(v) for v in xyzw)
-    return result
-
-
-def multi_dof_state(nanoseconds: int, entries: dict) -> MultiDOFJointState:
-    message = MultiDOFJointState(joint_names=list(entries),
-                                 transforms=[transform(*e) for e in entries.values()])
-    set_stamp(message.header, nanoseconds)
-    return message
-
-
-def z_rotation(angle: float) -> tuple[float, float, float, float]:
-    return (0.0, 0.0, math.sin(angle / 2), math.cos(angle / 2))
-
-
-def y_rotation(angle: float) -> tuple[float, float, float, float]:
-    return (0.0, math.sin(angle / 2), 0.0, math.cos(angle / 2))
-
-
-def same_rotation(a, b, tolerance: float = 1e-12) -> bool:
-    return abs(abs(sum(x * y for x, y in zip(a, b))) - 1.0) < tolerance
-
-
-def assert_pose(stamped, xyz, xyzw) -> None:
-    t, r = stamped.transform.translation, stamped.transform.rotation
-    assert (t.x, t.y, t.z) == pytest.approx(xyz, abs=1e-12), stamped.child_frame_id
-    assert same_rotation((r.x, r.y, r.z, r.w), xyzw), (stamped.child_frame_id, r)
-
-
-class Harness:
-    """The test side of one node: publishers, recorders and its parameter services."""
-
-    def __init__(self, probe: Probe, node: NodeProcess, name: str):
-        self.probe = probe
-        self.node = node
-        self.name = name
-        self.tf = probe.record(TFMessage, '/tf', TF_RECORD)
-        self.static = probe.record(TFMessage, '/tf_static', LATCHED)
-        self.diagnostics = probe.record(DiagnosticArray, '/diagnostics', 10)
-        self.joint_states = probe.node.create_publisher(
-            JointState, 'joint_states', qos_profile_sensor_data)
-        self.multi_dof = probe.node.create_publisher(
-            MultiDOFJointState, 'multi_dof_joint_states', qos_profile_sensor_data)
-        self._set = probe.node.create_client(SetParameters, f'/{name}/set_parameters')
-        self._get = probe.node.create_client(GetParameters, f'/{name}/get_parameters')
-
-    def wait_ready(self, timeout: float = STARTUP_S) -> None:
-        """Until the node has published /tf_static and listens to both joint-state topics."""
-        self.probe.wait_until(
-            lambda: self.static and self.joint_states.get_subscription_count() > 0
-            and self.multi_dof.get_subscription_count() > 0 and self._set.service_is_ready(),
-            timeout, f'node {self.name} to start ({self.node.output()[-500:]})')
-
-    def set_parameter(self, name: str, value, timeout: float = 60.0):
-        """Call /<node>/set_parameters; return the SetParametersResult."""
-        request = SetParameters.Request(parameters=[Parameter(name, value=value)
-                                                    .to_parameter_msg()])
-        future = self._set.call_async(request)
-        self.probe.wait_until(future.done, timeout, f'the reply to setting {name}')
-        return future.result().results[0]
-
-    def get_parameter(self, name: str):
-        future = self._get.call_async(GetParameters.Request(names=[name]))
-        self.probe.wait_until(future.done, 10, f'the value of {name}')
-        return Parameter.from_parameter_msg(
-            ParameterMessage(name=name, value=future.result().values[0])).value
-
-    def publish_until_tf(self, publisher, message, predicate: Callable[[TFMessage], bool],
-                         timeout: float = 10.0) -> TFMessage:
-        """Publish `message` until a new /tf message satisfies `predicate`; return that one."""
-        checked = len(self.tf)
-        deadline = time.monotonic() + timeout
-        while True:
-            publisher.publish(message)
-            self.probe.spin_for(0.05)
-            for received in self.tf[checked:]:
-                if received.transforms and predicate(received):
-                    return received
-            checked = len(self.tf)
-            if time.monotonic() > deadline:
-                pytest.fail(f'no /tf message as expected after {timeout} s')
-
-    def received_joint_states(self) -> int:
-        """The node's own count of received JointStates, from its latest /diagnostics."""
-        for array in reversed(self.diagnostics):
-            for status in array.status:
-                for item in status.values:
-                    if item.key == 'joint_states received':
-                        return int(item.value)
-        return 0
-
-    def diagnostic_value(self, key: str) -> str:
-        for array in reversed(self.diagnostics):
-            for status in array.status:
-                for item in status.values:
-                    if item.key == key:
-                        return item.value
-        return ''
-
-    def log(self) -> str:
-        return self.node.log_file.read_text()
-
-
 @pytest.fixture
-def harness(start_node, probe) -> Callable[..., Harness]:
-    """Start the node (on the reliability robot unless told otherwise) and connect to it."""
+def start_link(start_node, probe) -> Callable[..., Link]:
+    """Start a node (on the reliability robot unless told otherwise) and link to it."""
     def start(parameters: dict | None = None, name: str = 'reliability_node',
-              timeout: float = STARTUP_S, **overrides) -> Harness:
+              timeout: float = STARTUP_S, **overrides) -> Link:
         parameters = dict(parameters or {'robot_description': ROBOT_TEXT}, **overrides)
-        node = start_node(parameters, node_name=name)
-        link = Harness(probe, node, name)
+        link = Link(probe, start_node(parameters, node_name=name), name=name,
+                    tf_qos=TF_RECORD, record_static=True)
         link.wait_ready(timeout)
         return link
 
@@ -314,16 +197,16 @@ class Fuzzer:
 FUZZ_RATE = 700.0  # messages per second: what the node takes without dropping many
 
 
-def run_fuzz(link: Harness, joint_states: int, multi_dof_states: int) -> dict:
+def run_fuzz(link: Link, joint_states: int, multi_dof_states: int) -> dict:
     """Publish the fuzzed messages, paced so that the node can take most of them."""
     fuzzer = Fuzzer(SEED)
     total = joint_states + multi_dof_states
     start = time.monotonic()
     for k in range(total):
         if fuzzer.rng.random() < multi_dof_states / total:
-            link.multi_dof.publish(fuzzer.multi_dof_state())
+            link.publisher(multi_dof=True).publish(fuzzer.multi_dof_state())
         else:
-            link.joint_states.publish(fuzzer.joint_state())
+            link.publisher().publish(fuzzer.joint_state())
         while time.monotonic() < start + (k + 1) / FUZZ_RATE:
             link.probe.spin(0.0005)
     link.probe.spin_for(1.5)  # let the node drain its queue and publish /diagnostics
@@ -331,48 +214,49 @@ def run_fuzz(link: Harness, joint_states: int, multi_dof_states: int) -> dict:
             'received_joint_states': link.received_joint_states()}
 
 
-def check_after_fuzz(link: Harness) -> None:
+def check_after_fuzz(link: Link) -> None:
     """A valid state with a fresh stamp, then a later one: both published, exactly right."""
-    assert link.node.process.poll() is None, link.log()[-2000:]
+    assert link.process.running(), link.log()[-2000:]
     # Fuzz stamps went up to 2038: a fresh stamp is "time moved backwards", which must
     # reset the rate-limit memory rather than drop everything until 2038.
     first = (NOW_SEC + 60) * BILLION
     values = {'arm_joint': 0.4, 'slide_joint': 0.25, 'finger_joint': 0.3, 'wheel_joint': 1.0}
-    message = link.publish_until_tf(link.joint_states, joint_state(first, values),
-                                    lambda m: m.transforms and stamp_ns(m.transforms[0]) == first)
+    message = link.publish_until_tf(link.publisher(), joint_state(first, values),
+                                    lambda m: m.transforms and stamp_of(m.transforms[0]) == first)
     moved = {t.child_frame_id: t for t in message.transforms}
     assert set(moved) == {'arm_link', 'slide_link', 'finger_link', 'finger_mirror_link',
                           'wheel_link', 'wheel_follower_link', 'wheel_follower2_link'}
-    assert_pose(moved['arm_link'], (0, 0, 0.3), z_rotation(0.4))
-    assert_pose(moved['slide_link'], (0.45, 0, 0), (0, 0, 0, 1))
-    assert_pose(moved['finger_link'], (0.05, 0.02, 0), z_rotation(0.3))
-    assert_pose(moved['finger_mirror_link'], (0.05, -0.02, 0), z_rotation(-0.2))
-    assert_pose(moved['wheel_link'], (0, 0.2, 0), y_rotation(1.0))
-    assert_pose(moved['wheel_follower_link'], (0, -0.2, 0), y_rotation(2.0))
-    assert_pose(moved['wheel_follower2_link'], (0, -0.1, 0), y_rotation(-0.75))
+    assert_pose(moved['arm_link'], ((0, 0, 0.3), q_axis(Z_AXIS, 0.4)), EXACT)
+    assert_pose(moved['slide_link'], ((0.45, 0, 0), (0, 0, 0, 1)), EXACT)
+    assert_pose(moved['finger_link'], ((0.05, 0.02, 0), q_axis(Z_AXIS, 0.3)), EXACT)
+    assert_pose(moved['finger_mirror_link'], ((0.05, -0.02, 0), q_axis(Z_AXIS, -0.2)), EXACT)
+    assert_pose(moved['wheel_link'], ((0, 0.2, 0), q_axis(Y_AXIS, 1.0)), EXACT)
+    assert_pose(moved['wheel_follower_link'], ((0, -0.2, 0), q_axis(Y_AXIS, 2.0)), EXACT)
+    assert_pose(moved['wheel_follower2_link'], ((0, -0.1, 0), q_axis(Y_AXIS, -0.75)), EXACT)
 
     later = first + BILLION // 10
     message = link.publish_until_tf(
-        link.joint_states, joint_state(later, {'arm_joint': -0.2}),
-        lambda m: m.transforms and stamp_ns(m.transforms[0]) == later)
+        link.publisher(), joint_state(later, {'arm_joint': -0.2}),
+        lambda m: m.transforms and stamp_of(m.transforms[0]) == later)
     assert [t.child_frame_id for t in message.transforms] == ['arm_link']
-    assert_pose(message.transforms[0], (0, 0, 0.3), z_rotation(-0.2))
+    assert_pose(message.transforms[0], ((0, 0, 0.3), q_axis(Z_AXIS, -0.2)), EXACT)
 
     pose_stamp = later + BILLION // 10
     yaw = 0.3
     entries = {'float_joint': ((1, 2, 3), (0, 0, 0, 1)),
-               'planar_joint': ((0.5, 0.2, 0.7), z_rotation(0.6))}
+               'planar_joint': ((0.5, 0.2, 0.7), q_axis(Z_AXIS, 0.6))}
     message = link.publish_until_tf(
-        link.multi_dof, multi_dof_state(pose_stamp, entries),
-        lambda m: m.transforms and stamp_ns(m.transforms[0]) == pose_stamp)
+        link.publisher(multi_dof=True), multi_dof_state(pose_stamp, entries),
+        lambda m: m.transforms and stamp_of(m.transforms[0]) == pose_stamp)
     moved = {t.child_frame_id: t for t in message.transforms}
     c, s = math.cos(yaw), math.sin(yaw)
-    assert_pose(moved['base_link'], (c * 1 - s * 2, s * 1 + c * 2, 3.5), z_rotation(yaw))
+    assert_pose(moved['base_link'], ((c * 1 - s * 2, s * 1 + c * 2, 3.5), q_axis(Z_AXIS, yaw)),
+                EXACT)
     # planar: only the in-plane translation and the rotation about z survive
-    assert_pose(moved['cart_link'], (0.6, 0.2, 0.0), z_rotation(0.6))
+    assert_pose(moved['cart_link'], ((0.6, 0.2, 0.0), q_axis(Z_AXIS, 0.6)), EXACT)
 
 
-def check_node_log(link: Harness) -> None:
+def check_node_log(link: Link) -> None:
     log = link.log()
     assert 'Traceback' not in log
     assert 'failed to process' not in log, [line for line in log.splitlines()
@@ -383,9 +267,9 @@ FUZZ_JOINT_STATES = 2500
 FUZZ_MULTI_DOF = 700
 
 
-def fuzz_test(link: Harness, joint_states: int, multi_dof: int) -> None:
+def fuzz_test(link: Link, joint_states: int, multi_dof: int) -> None:
     figures = run_fuzz(link, joint_states, multi_dof)
-    assert link.node.process.poll() is None, link.log()[-3000:]
+    assert link.process.running(), link.log()[-3000:]
     problems = unsound(link.tf)
     assert not problems, problems[:10]
     allowed = movable_pairs(MODEL)
@@ -400,57 +284,99 @@ def fuzz_test(link: Harness, joint_states: int, multi_dof: int) -> None:
     assert figures['received_joint_states'] > joint_states // 2
 
 
-def test_fuzzed_joint_states_keep_the_node_up_and_tf_sound(harness) -> None:
-    link = harness(publish_frequency=1000.0)
+def test_fuzzed_joint_states_keep_the_node_up_and_tf_sound(start_link) -> None:
+    link = start_link(publish_frequency=1000.0)
     fuzz_test(link, FUZZ_JOINT_STATES, FUZZ_MULTI_DOF)
 
 
 @pytest.mark.slow
-def test_fuzzed_joint_states_long(harness) -> None:
-    link = harness(publish_frequency=1000.0)
+def test_fuzzed_joint_states_long(start_link) -> None:
+    link = start_link(publish_frequency=1000.0)
     fuzz_test(link, 20 * FUZZ_JOINT_STATES, 20 * FUZZ_MULTI_DOF)
 
 
-def test_extreme_joint_values_never_reach_tf(harness) -> None:
-    """1.8e308 to a continuous leader with a x2 follower: dropped, not published as NaN."""
-    link = harness(publish_frequency=1000.0)
-    big = 1.7976931348623157e308
-    stamp = (NOW_SEC + 10) * BILLION
-    link.joint_states.publish(joint_state(stamp, {'wheel_joint': big, 'arm_joint': 0.1}))
-    message = link.publish_until_tf(
-        link.joint_states, joint_state(stamp + BILLION, {'arm_joint': 0.2}),
-        lambda m: stamp_ns(m.transforms[0]) == stamp + BILLION)
-    assert_pose(message.transforms[0], (0, 0, 0.3), z_rotation(0.2))
-    assert not unsound(link.tf), unsound(link.tf)
+shared_node = node_link_fixture(
+    'reliability_shared', {'robot_description': ROBOT_TEXT, 'publish_frequency': 1000.0},
+    fixture='shared_node', scope='class', ready_timeout=STARTUP_S, tf_qos=TF_RECORD,
+    record_static=True)
 
 
-def test_extreme_multi_dof_translation_never_reaches_tf(harness) -> None:
-    link = harness(publish_frequency=1000.0)
-    big = 1.7e308
-    stamp = (NOW_SEC + 20) * BILLION
-    link.multi_dof.publish(multi_dof_state(stamp, {'float_joint': ((big, big, big), (0, 0, 0,
-                                                                                      1))}))
-    later = stamp + BILLION
-    link.publish_until_tf(link.multi_dof, multi_dof_state(later, {'planar_joint': (
-        (0, 0, 0), (0, 0, 0, 1))}), lambda m: stamp_ns(m.transforms[0]) == later)
-    assert not unsound(link.tf), unsound(link.tf)
+class TestOneNodeAt1000Hz:
+    """Tests that leave the node as they found it share one node (started as start_link does:
+    the reliability robot at publish_frequency 1000); each has stamps of its own."""
 
+    @pytest.fixture
+    def link(self, shared_node) -> Link:
+        shared_node.begin()
+        return shared_node
 
-def test_unknown_names_do_not_grow_diagnostics_and_log_without_bound(harness) -> None:
-    link = harness(publish_frequency=1000.0)
-    for k in range(2000):
-        name = f'stranger_{k:05d}_{"x" * 20}'
-        link.joint_states.publish(joint_state((NOW_SEC + 30) * BILLION + k * 2_000_000,
-                                              {name: 0.0, 'arm_joint': 0.1}))
-        if k % 4 == 3:
-            link.probe.spin(0.001)
-    link.probe.spin_for(1.5)
-    listed = link.diagnostic_value('unknown joint names')
-    logged = link.log().count('does not have')
-    print(f'\n2000 new names: /diagnostics value of {len(listed)} characters, '
-          f'{logged} log lines')
-    assert len(listed) < 4096
-    assert logged < 100
+    def test_extreme_joint_values_never_reach_tf(self, link) -> None:
+        """1.8e308 to a continuous leader with a x2 follower: dropped, not published as NaN."""
+        big = 1.7976931348623157e308
+        stamp = (NOW_SEC + 10) * BILLION
+        link.publisher().publish(joint_state(stamp, {'wheel_joint': big, 'arm_joint': 0.1}))
+        message = link.publish_until_tf(
+            link.publisher(), joint_state(stamp + BILLION, {'arm_joint': 0.2}),
+            lambda m: stamp_of(m.transforms[0]) == stamp + BILLION)
+        assert_pose(message.transforms[0], ((0, 0, 0.3), q_axis(Z_AXIS, 0.2)), EXACT)
+        assert not unsound(link.tf), unsound(link.tf)
+
+    def test_extreme_multi_dof_translation_never_reaches_tf(self, link) -> None:
+        big = 1.7e308
+        stamp = (NOW_SEC + 20) * BILLION
+        link.publisher(multi_dof=True).publish(multi_dof_state(
+            stamp, {'float_joint': ((big, big, big), (0, 0, 0, 1))}))
+        later = stamp + BILLION
+        link.publish_until_tf(
+            link.publisher(multi_dof=True),
+            multi_dof_state(later, {'planar_joint': ((0, 0, 0), (0, 0, 0, 1))}),
+            lambda m: stamp_of(m.transforms[0]) == later)
+        assert not unsound(link.tf), unsound(link.tf)
+
+    def test_unknown_names_do_not_grow_diagnostics_and_log_without_bound(self, link) -> None:
+        for k in range(2000):
+            name = f'stranger_{k:05d}_{"x" * 20}'
+            link.publisher().publish(joint_state((NOW_SEC + 30) * BILLION + k * 2_000_000,
+                                                 {name: 0.0, 'arm_joint': 0.1}))
+            if k % 4 == 3:
+                link.probe.spin(0.001)
+        link.probe.spin_for(1.5)
+        listed = link.diagnostic_value('unknown joint names')
+        logged = link.new_log().count('does not have')
+        print(f'\n2000 new names: /diagnostics value of {len(listed)} characters, '
+              f'{logged} log lines')
+        assert len(listed) < 4096
+        assert logged < 100
+
+    def test_xml_attacks_at_runtime_are_rejected_and_leak_nothing(
+            self, link, secret_file, http_server, tmp_path) -> None:  # noqa: F811 - fixtures
+        url, hits = http_server
+        hits.clear()
+        timings = {}
+        with FifoWatch(tmp_path) as fifo:
+            attacks = runtime_attacks(secret_file.as_uri(), fifo.path.as_uri(), url)
+            for name, (document, phrase) in attacks.items():
+                start = time.monotonic()
+                result = link.set_parameters(REPLY_S, robot_description=document)[0]
+                timings[name] = (round(time.monotonic() - start, 3), len(result.reason))
+                assert not result.successful, name
+                assert phrase in result.reason, (name, result.reason[:300])
+                assert SECRET not in result.reason
+                assert hits == [] and not fifo.opened, name
+        print(f'\nruntime attacks (seconds, reason length): {timings}')
+        assert link.get_parameter('robot_description') == ROBOT_TEXT
+        # Accepted, and harmless: XInclude is not processed.
+        xinclude = attack_documents(secret_file.as_uri(), '', url)['xinclude']
+        assert link.set_parameters(REPLY_S, robot_description=xinclude)[0].successful
+        assert link.set_parameters(REPLY_S, robot_description=ROBOT_TEXT)[0].successful
+        assert hits == []
+        stamp = (NOW_SEC + 40) * BILLION
+        message = link.publish_until_tf(link.publisher(), joint_state(stamp, {'arm_joint': 0.7}),
+                                        lambda m: stamp_of(m.transforms[0]) == stamp)
+        assert_pose(message.transforms[0], ((0, 0, 0.3), q_axis(Z_AXIS, 0.7)), EXACT)
+        assert link.process.running()
+        assert SECRET not in link.log()
+        check_node_log(link)
 
 
 # --------------------------------------------------------------------------- 2. attacks at runtime
@@ -474,45 +400,13 @@ def runtime_attacks(secret_uri: str, fifo_uri: str, http_url: str) -> dict[str, 
     return {name: (chosen[name], expected[name]) for name in chosen}
 
 
-def test_xml_attacks_at_runtime_are_rejected_and_leak_nothing(
-        harness, secret_file, http_server, tmp_path) -> None:  # noqa: F811 - fixtures
-    link = harness(publish_frequency=1000.0)
-    url, hits = http_server
-    hits.clear()
-    timings = {}
-    with FifoWatch(tmp_path) as fifo:
-        attacks = runtime_attacks(secret_file.as_uri(), fifo.path.as_uri(), url)
-        for name, (document, phrase) in attacks.items():
-            start = time.monotonic()
-            result = link.set_parameter('robot_description', document)
-            timings[name] = (round(time.monotonic() - start, 3), len(result.reason))
-            assert not result.successful, name
-            assert phrase in result.reason, (name, result.reason[:300])
-            assert SECRET not in result.reason
-            assert hits == [] and not fifo.opened, name
-    print(f'\nruntime attacks (seconds, reason length): {timings}')
-    assert link.get_parameter('robot_description') == ROBOT_TEXT
-    # Accepted, and harmless: XInclude is not processed.
-    xinclude = attack_documents(secret_file.as_uri(), '', url)['xinclude']
-    assert link.set_parameter('robot_description', xinclude).successful
-    assert link.set_parameter('robot_description', ROBOT_TEXT).successful
-    assert hits == []
-    stamp = (NOW_SEC + 40) * BILLION
-    message = link.publish_until_tf(link.joint_states, joint_state(stamp, {'arm_joint': 0.7}),
-                                    lambda m: stamp_ns(m.transforms[0]) == stamp)
-    assert_pose(message.transforms[0], (0, 0, 0.3), z_rotation(0.7))
-    assert link.node.process.poll() is None
-    assert SECRET not in link.log()
-    check_node_log(link)
-
-
 def test_attacks_on_the_description_topic_are_ignored_and_leak_nothing(
         start_node, probe, secret_file, http_server, tmp_path) -> None:  # noqa: F811
     node = start_node({'use_robot_description_topic': True}, node_name='topic_node')
     url, hits = http_server
     hits.clear()
-    publisher = probe.node.create_publisher(String, 'robot_description', LATCHED)
-    static = probe.record(TFMessage, '/tf_static', LATCHED)
+    publisher = probe.node.create_publisher(String, 'robot_description', LATCHED_QOS)
+    static = probe.record(TFMessage, '/tf_static', LATCHED_QOS)
     probe.wait_until(lambda: publisher.get_subscription_count() > 0, STARTUP_S,
                      'the node to subscribe to robot_description')
     documents = attack_documents(secret_file.as_uri(), '', url)
@@ -584,7 +478,7 @@ class Streamer:
     def __init__(self, names: list[str], rate: float):
         self.probe = Probe('storm_source')
         self.publisher = self.probe.node.create_publisher(
-            JointState, 'joint_states', qos_profile_sensor_data)
+            JointState, 'joint_states', BEST_EFFORT)
         self.names, self.period = names, 1.0 / rate
         self.sent = 0
         self._stop = threading.Event()
@@ -613,7 +507,7 @@ class Streamer:
         self.probe.close()
 
 
-def reload_storm(link: Harness, secret_uri: str, changes: int) -> None:
+def reload_storm(link: Link, secret_uri: str, changes: int) -> None:
     versions = {
         'original': ROBOT_TEXT,
         'links removed': variant_without_bumper_and_slide(ROBOT_TEXT),
@@ -636,13 +530,13 @@ def reload_storm(link: Harness, secret_uri: str, changes: int) -> None:
                 # a comment makes every valid text new, so each one really reloads
                 text = versions[version].replace('</robot>', f'<!-- change {k} --></robot>')
                 start = time.monotonic()
-                result = link.set_parameter('robot_description', text)
+                result = link.set_parameters(REPLY_S, robot_description=text)[0]
                 assert result.successful, (version, result.reason)
                 outcomes['valid'] += 1
             else:
                 text, phrase = invalid[(k // 2) % len(invalid)]
                 start = time.monotonic()
-                result = link.set_parameter('robot_description', text)
+                result = link.set_parameters(REPLY_S, robot_description=text)[0]
                 assert not result.successful and phrase in result.reason, (phrase, result.reason)
                 assert SECRET not in result.reason
                 outcomes['invalid'] += 1
@@ -666,27 +560,27 @@ def reload_storm(link: Harness, secret_uri: str, changes: int) -> None:
           f'{sent} joint states sent, /tf messages per version {per_version}')
 
     # A new, late /tf_static subscriber gets the final model's complete static set only.
-    late = link.probe.record(TFMessage, '/tf_static', LATCHED)
+    late = link.probe.record(TFMessage, '/tf_static', LATCHED_QOS)
     link.probe.wait_until(lambda: late, 10, 'the latched /tf_static')
     link.probe.spin_for(0.3)
     assert len(late) == 1
     assert pairs(late[0]) == static_pairs(models[final])
-    description = link.probe.record(String, 'robot_description', LATCHED)
+    description = link.probe.record(String, 'robot_description', LATCHED_QOS)
     link.probe.wait_until(lambda: description, 10, 'the latched robot_description')
     assert description[-1].data == link.get_parameter('robot_description')
-    assert link.node.process.poll() is None
+    assert link.process.running()
     assert SECRET not in link.log()
     check_node_log(link)
 
 
-def test_reload_storm_applies_each_valid_change_atomically(harness, secret_file) -> None:  # noqa: F811
-    link = harness(publish_frequency=1000.0)
+def test_reload_storm_applies_each_valid_change_atomically(start_link, secret_file) -> None:  # noqa: F811
+    link = start_link(publish_frequency=1000.0)
     reload_storm(link, secret_file.as_uri(), changes=100)
 
 
 @pytest.mark.slow
-def test_reload_storm_long(harness, secret_file) -> None:  # noqa: F811
-    link = harness(publish_frequency=1000.0)
+def test_reload_storm_long(start_link, secret_file) -> None:  # noqa: F811
+    link = start_link(publish_frequency=1000.0)
     reload_storm(link, secret_file.as_uri(), changes=1000)
 
 
@@ -697,8 +591,8 @@ def clock(seconds: float) -> Clock:
     return Clock(clock=Time(sec=sec, nanosec=nanosec))
 
 
-def test_sim_clock_jumping_back_and_forth_keeps_publishing(harness) -> None:
-    link = harness(use_sim_time=True, publish_frequency=50.0)
+def test_sim_clock_jumping_back_and_forth_keeps_publishing(start_link) -> None:
+    link = start_link(use_sim_time=True, publish_frequency=50.0)
     clock_publisher = link.probe.node.create_publisher(Clock, '/clock', 10)
     link.probe.wait_until(lambda: clock_publisher.get_subscription_count() > 0, 10,
                           'the node to subscribe to /clock')
@@ -709,9 +603,9 @@ def test_sim_clock_jumping_back_and_forth_keeps_publishing(harness) -> None:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             clock_publisher.publish(clock(seconds))
-            link.joint_states.publish(joint_state(0, {'arm_joint': angle}))
+            link.publisher().publish(joint_state(0, {'arm_joint': angle}))
             link.probe.spin_for(0.05)
-            matches = [m for m in link.tf if stamp_ns(m.transforms[0]) == expected]
+            matches = [m for m in link.tf if stamp_of(m.transforms[0]) == expected]
             if matches:
                 return matches[0]
         pytest.fail(f'no /tf stamped with sim time {seconds}')
@@ -719,12 +613,12 @@ def test_sim_clock_jumping_back_and_forth_keeps_publishing(harness) -> None:
     for seconds, angle in ((1000.0, 0.1), (500.0, 0.2), (1_000_000.0, 0.3), (3.5, 0.4),
                            (2_000_000_000.0, 0.5), (7.25, 0.6)):
         message = at_sim_time(seconds, angle)
-        assert_pose(message.transforms[0], (0, 0, 0.3), z_rotation(angle))
+        assert_pose(message.transforms[0], ((0, 0, 0.3), q_axis(Z_AXIS, angle)), EXACT)
 
     # Explicitly stamped states keep being published across the jumps.
     for stamp in (10 * BILLION, 5 * BILLION, 11 * BILLION):
-        link.publish_until_tf(link.joint_states, joint_state(stamp, {'arm_joint': 0.0}),
-                              lambda m, s=stamp: stamp_ns(m.transforms[0]) == s)
+        link.publish_until_tf(link.publisher(), joint_state(stamp, {'arm_joint': 0.0}),
+                              lambda m, s=stamp: stamp_of(m.transforms[0]) == s)
 
     # /tf_static is stamped from the sim clock when a reload publishes it.
     for seconds in (1234.5, 42.0):
@@ -733,22 +627,22 @@ def test_sim_clock_jumping_back_and_forth_keeps_publishing(harness) -> None:
             link.probe.spin(0.02)
         count = len(link.static)
         text = ROBOT_TEXT.replace('</robot>', f'<!-- at {seconds} --></robot>')
-        assert link.set_parameter('robot_description', text).successful
+        assert link.set_parameters(REPLY_S, robot_description=text)[0].successful
         link.probe.wait_until(lambda c=count: len(link.static) > c, 10, 'the new /tf_static')
-        stamps = {stamp_ns(t) for t in link.static[-1].transforms}
+        stamps = {stamp_of(t) for t in link.static[-1].transforms}
         assert stamps == {int(seconds * BILLION)}
     assert not unsound(link.tf)
-    assert link.node.process.poll() is None
+    assert link.process.running()
     check_node_log(link)
 
 
-def test_restarting_joint_state_source_keeps_publishing(harness) -> None:
-    link = harness(publish_frequency=50.0)  # 20 ms between publications of a joint
+def test_restarting_joint_state_source_keeps_publishing(start_link) -> None:
+    link = start_link(publish_frequency=50.0)  # 20 ms between publications of a joint
 
     def phase(first_ns: int, count: int, step_ns: int = 10_000_000) -> list[int]:
         stamps = [first_ns + k * step_ns for k in range(count)]
         for k, stamp in enumerate(stamps):
-            link.joint_states.publish(joint_state(stamp, {'arm_joint': 0.01 * k}))
+            link.publisher().publish(joint_state(stamp, {'arm_joint': 0.01 * k}))
             link.probe.spin_for(0.004)
         link.probe.spin_for(0.1)
         return stamps
@@ -759,35 +653,35 @@ def test_restarting_joint_state_source_keeps_publishing(harness) -> None:
         'later': phase(50 * BILLION, 30),
         'jump back 5 s': phase(45 * BILLION, 30),
     }
-    published = {stamp_ns(t) for m in link.tf for t in m.transforms}
+    published = {stamp_of(t) for m in link.tf for t in m.transforms}
     for name, stamps in phases.items():
         seen = published.intersection(stamps)
         # every other one at 10 ms spacing and 20 ms rate limit; most arrive (best effort)
         assert len(seen) >= 8, f'{name}: only {len(seen)} of {len(stamps)} published'
     assert 'moved backwards' in link.log()
-    assert link.node.process.poll() is None
+    assert link.process.running()
     check_node_log(link)
 
 
 # --------------------------------------------------------------------------- big models
 
-def test_node_starts_with_a_10000_link_chain(harness) -> None:
+def test_node_starts_with_a_10000_link_chain(start_link) -> None:
     text = chain_text(10_000, every=10)  # 999 continuous joints, 9000 fixed
     start = time.monotonic()
-    link = harness({'robot_description': text}, name='chain_node', timeout=120)
+    link = start_link({'robot_description': text}, name='chain_node', timeout=120)
     started = time.monotonic() - start
     model = RobotModel.from_urdf(text)
     assert pairs(link.static[-1]) == static_pairs(model)
     assert len(link.static[-1].transforms) == 9000
     few = {f'joint_{i}': 0.1 for i in range(9, 100, 10)}
     stamp = (NOW_SEC + 50) * BILLION
-    message = link.publish_until_tf(link.joint_states, joint_state(stamp, few),
-                                    lambda m: stamp_ns(m.transforms[0]) == stamp)
+    message = link.publish_until_tf(link.publisher(), joint_state(stamp, few),
+                                    lambda m: stamp_of(m.transforms[0]) == stamp)
     assert len(message.transforms) == len(few)
     everything = {n: 0.001 * k for k, n in enumerate(model.scalar_joints)}
     start = time.monotonic()
-    message = link.publish_until_tf(link.joint_states, joint_state(stamp + BILLION, everything),
-                                    lambda m: stamp_ns(m.transforms[0]) == stamp + BILLION,
+    message = link.publish_until_tf(link.publisher(), joint_state(stamp + BILLION, everything),
+                                    lambda m: stamp_of(m.transforms[0]) == stamp + BILLION,
                                     timeout=60)
     first_full = time.monotonic() - start
     assert len(message.transforms) == 999
