@@ -46,7 +46,8 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.node import TF_QOS, UrdfStatePublisher
+from urdf_state_publisher.node import UrdfStatePublisher
+from urdf_state_publisher.qos import TF_QOS
 
 # Read by rclpy.init() and inherited by the processes started here: a domain of our own, so
 # that no figure includes another run's traffic (the tests set theirs before starting us).
