@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 import math
 import os
+from typing import NamedTuple
 
 import numpy as np
 
@@ -64,18 +65,19 @@ class UpdatePlan:
     unknown: tuple[str, ...]     # names that are no joint of the model
     not_scalar: tuple[str, ...]  # fixed, floating or planar joints named in a JointState
     duplicated: tuple[str, ...]  # names given more than once (ambiguous: all dropped)
-    # Per output joint, the transform as c·A + s·B (rotation) and T0 + d·V (translation):
+    # Per output joint, its transform (translation, rotation) is [1, d, c, s] · basis, a 4×7
+    # matrix: T0 + d·V and c·A + s·B, with d = travel_gain·value, c and s the cosine and sine
+    # of half_angle_gain·value.
     _half_angle_gain: np.ndarray
     _travel_gain: np.ndarray
-    _a: np.ndarray
-    _b: np.ndarray
-    _t0: np.ndarray
-    _v: np.ndarray
+    _basis: np.ndarray
 
 
-@dataclass(frozen=True)
-class JointUpdate:
-    """The result of applying one JointState: the joints it moved and their transforms."""
+class JointUpdate(NamedTuple):
+    """The result of applying one JointState: the joints it moved and their transforms.
+
+    A NamedTuple: one is made per JointState, and a frozen dataclass costs twice as much.
+    """
 
     plan: UpdatePlan
     values: np.ndarray        # final (mimic-resolved, clamped) value of each output joint
@@ -112,25 +114,23 @@ class RobotModel:
         self._upper = np.full(n, np.inf)
         self._half_angle_gain = np.zeros(n)
         self._travel_gain = np.zeros(n)
-        self._a = np.zeros((n, 4))
-        self._b = np.zeros((n, 4))
-        self._t0 = np.zeros((n, 3))
-        self._v = np.zeros((n, 3))
+        self._basis = np.zeros((n, 4, 7))  # rows: T0, V (translation); A, B (rotation)
         for i, name in enumerate(self.scalar_joints):
             joint = self._joints[name]
             self._lower[i], self._upper[i] = self.limits(name)
             origin = self._origin[name]
-            self._a[i] = origin.rotation
-            self._t0[i] = origin.translation
+            self._basis[i, 0, :3] = origin.translation
+            self._basis[i, 2, 3:] = origin.rotation
             if joint.type is JointType.PRISMATIC:
                 self._travel_gain[i] = 1.0
-                self._v[i] = rotate(origin.rotation, joint.axis)
+                self._basis[i, 1, :3] = rotate(origin.rotation, joint.axis)
             else:
                 # q(θ) = q_origin ⊗ (axis·sin(θ/2), cos(θ/2)) = cos(θ/2)·A + sin(θ/2)·B
                 self._half_angle_gain[i] = 0.5
-                self._b[i] = quaternion_multiply(origin.rotation, (*joint.axis, 0.0))
+                self._basis[i, 3, 3:] = quaternion_multiply(origin.rotation, (*joint.axis, 0.0))
         self._plans: OrderedDict[tuple[str, ...], UpdatePlan] = OrderedDict()
         self._plan_names = 0  # names held by the cached plans' keys
+        self._last_plan = self._make_plan(())
 
     # Loading ------------------------------------------------------------------------------
 
@@ -270,6 +270,10 @@ class RobotModel:
 
     def plan(self, names: Sequence[str]) -> UpdatePlan:
         """The (cached) plan for JointStates naming `names`, in that order."""
+        # A JointState source sends the same names message after message, and the node's
+        # reader hands over the same tuple for them: that needs no hashing of every name.
+        if names is self._last_plan.names:
+            return self._last_plan
         key = tuple(names)
         plan = self._plans.get(key)
         if plan is None:
@@ -280,6 +284,7 @@ class RobotModel:
                     self._plan_names > PLAN_CACHE_NAMES and len(self._plans) > 1):
                 evicted, _ = self._plans.popitem(last=False)
                 self._plan_names -= len(evicted)
+        self._last_plan = plan
         return plan
 
     def _make_plan(self, names: tuple[str, ...]) -> UpdatePlan:
@@ -341,10 +346,7 @@ class RobotModel:
             duplicated=tuple(dict.fromkeys(duplicated)),
             _half_angle_gain=self._half_angle_gain[index],
             _travel_gain=self._travel_gain[index],
-            _a=self._a[index],
-            _b=self._b[index],
-            _t0=self._t0[index],
-            _v=self._v[index],
+            _basis=self._basis[index],
         )
 
     def update(self, names: Sequence[str], positions: Sequence[float] | np.ndarray) -> JointUpdate:
@@ -363,15 +365,14 @@ class RobotModel:
                                                         plan.message_index[~finite])
             named = positions[plan.message_index]
         update = self._evaluate(plan, named, non_finite)
-        rows_finite = np.isfinite(update.transforms).all(axis=1)
-        while not rows_finite.all():
+        while not np.isfinite(update.transforms).all():
+            rows_finite = np.isfinite(update.transforms).all(axis=1)
             # Finite values can still overflow: a continuous follower of a leader at 1e308 × 2,
             # a prismatic travel of 1e308 on an origin of 1e308. Drop what drives such a row.
             roots = plan.message_index[plan.named_root[~rows_finite]]
             plan, positions, overflowing = self._without(plan, positions, roots)
             non_finite += overflowing
             update = self._evaluate(plan, positions[plan.message_index], non_finite)
-            rows_finite = np.isfinite(update.transforms).all(axis=1)
         return update
 
     def _without(self, plan: UpdatePlan, positions: np.ndarray,
@@ -402,12 +403,17 @@ class RobotModel:
             values = np.minimum(np.maximum(named, plan.lower), plan.upper)
         clamped: tuple[str, ...] = ()
         outside = values != wanted
-        if outside.any():
+        if np.count_nonzero(outside):
             clamped = tuple(plan.joints[i] for i in np.flatnonzero(outside & np.isfinite(values)))
+        # One matrix product for all the transforms: per call, every numpy operation costs
+        # about a microsecond whatever the robot's size, so fewer operations is what counts.
+        coefficients = np.empty((len(values), 1, 4))
+        coefficients[:, 0, 0] = 1.0
+        np.multiply(values, plan._travel_gain, out=coefficients[:, 0, 1])
         half = values * plan._half_angle_gain
-        transforms = np.empty((len(values), 7))
-        transforms[:, :3] = plan._t0 + (values * plan._travel_gain)[:, None] * plan._v
-        transforms[:, 3:] = (np.cos(half)[:, None] * plan._a + np.sin(half)[:, None] * plan._b)
+        np.cos(half, out=coefficients[:, 0, 2])
+        np.sin(half, out=coefficients[:, 0, 3])
+        transforms = np.matmul(coefficients, plan._basis).reshape(-1, 7)
         return JointUpdate(plan, values, transforms, clamped, non_finite)
 
     def joint_pose(self, name: str, value: float | Pose = 0.0) -> Pose:
