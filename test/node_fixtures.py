@@ -419,7 +419,7 @@ class Link:
             self._warm_up_ns += 60_000_000
             stamp = self._warm_up_ns
             publisher.publish(message_for(stamp))
-            end = min(deadline, time.monotonic() + 0.3)
+            end = min(deadline, time.monotonic() + 0.1)  # then the next warm-up
             while time.monotonic() < end:
                 self.probe.spin(0.02)
                 if transforms_at(self.tf, stamp, self.prefix):
