@@ -56,12 +56,14 @@ class UpdatePlan:
     message_index: np.ndarray   # positions in the message of the joints used
     joints: tuple[str, ...]     # output joint names, in output order
     joint_index: np.ndarray     # output joints' indices in RobotModel.scalar_joints
-    # Per level of followers: (start, stop) in the outputs, and for each follower the output
-    # index of its direct leader, its multiplier and offset.
-    levels: tuple[tuple[int, int, np.ndarray, np.ndarray, np.ndarray], ...]
+    # Per level of followers, for each follower: the output index of its direct leader, its
+    # multiplier and offset, and its lower and upper limits.
+    levels: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], ...]
     named_root: np.ndarray      # per output: index into the named joints of the one driving it
-    lower: np.ndarray
+    lower: np.ndarray           # per output joint
     upper: np.ndarray
+    named_lower: np.ndarray     # the same, for the named joints only (the first outputs)
+    named_upper: np.ndarray
     unknown: tuple[str, ...]     # names that are no joint of the model
     not_scalar: tuple[str, ...]  # fixed, floating or planar joints named in a JointState
     duplicated: tuple[str, ...]  # names given more than once (ambiguous: all dropped)
@@ -71,6 +73,7 @@ class UpdatePlan:
     _half_angle_gain: np.ndarray
     _travel_gain: np.ndarray
     _basis: np.ndarray
+    _coefficients: np.ndarray  # (N, 1, 4): ones, then room for d, c and s
 
 
 class JointUpdate(NamedTuple):
@@ -325,10 +328,11 @@ class RobotModel:
             while stop < len(outputs) and level_of[outputs[stop]] == depth:
                 stop += 1
             mimics = [self._joints[n].mimic for n in outputs[start:stop]]
-            levels.append((start, stop,
-                           np.array([position[m.joint] for m in mimics], dtype=np.intp),
+            level_index = [self._scalar_index[n] for n in outputs[start:stop]]
+            levels.append((np.array([position[m.joint] for m in mimics], dtype=np.intp),
                            np.array([m.multiplier for m in mimics], dtype=float),
-                           np.array([m.offset for m in mimics], dtype=float)))
+                           np.array([m.offset for m in mimics], dtype=float),
+                           self._lower[level_index], self._upper[level_index]))
             start = stop
         index = np.array([self._scalar_index[n] for n in outputs], dtype=np.intp)
         return UpdatePlan(
@@ -341,12 +345,16 @@ class RobotModel:
                                 dtype=np.intp),
             lower=self._lower[index],
             upper=self._upper[index],
+            named_lower=self._lower[index[:len(named)]],
+            named_upper=self._upper[index[:len(named)]],
             unknown=unknown,
             not_scalar=not_scalar,
             duplicated=tuple(dict.fromkeys(duplicated)),
             _half_angle_gain=self._half_angle_gain[index],
             _travel_gain=self._travel_gain[index],
             _basis=self._basis[index],
+            _coefficients=np.hstack((np.ones((len(index), 1)), np.zeros((len(index), 3))))
+            .reshape(-1, 1, 4),
         )
 
     def update(self, names: Sequence[str], positions: Sequence[float] | np.ndarray) -> JointUpdate:
@@ -386,29 +394,22 @@ class RobotModel:
 
     def _evaluate(self, plan: UpdatePlan, named: np.ndarray,
                   non_finite: tuple[str, ...]) -> JointUpdate:
-        # np.minimum/np.maximum rather than np.clip: the same result without clip's overhead.
-        if plan.levels:
-            wanted = np.empty(len(plan.joints))
-            values = np.empty(len(plan.joints))
-            wanted[:len(named)] = named
-            values[:len(named)] = np.minimum(np.maximum(named, plan.lower[:len(named)]),
-                                             plan.upper[:len(named)])
-            # Each follower follows its leader's final (clamped) value, level by level.
-            for start, stop, source, multiplier, offset in plan.levels:
-                wanted[start:stop] = values[source] * multiplier + offset
-                values[start:stop] = np.minimum(np.maximum(
-                    wanted[start:stop], plan.lower[start:stop]), plan.upper[start:stop])
-        else:
-            wanted = named
-            values = np.minimum(np.maximum(named, plan.lower), plan.upper)
+        # Per call, every numpy operation costs about a microsecond whatever the robot's size,
+        # so fewer operations is what counts. np.minimum/np.maximum rather than np.clip: the
+        # same result without clip's overhead.
+        wanted = named
+        values = np.minimum(np.maximum(named, plan.named_lower), plan.named_upper)
+        # Each follower follows its leader's final (clamped) value, level by level.
+        for source, multiplier, offset, lower, upper in plan.levels:
+            level_wanted = values[source] * multiplier + offset
+            wanted = np.concatenate((wanted, level_wanted))
+            values = np.concatenate((values, np.minimum(np.maximum(level_wanted, lower), upper)))
         clamped: tuple[str, ...] = ()
         outside = values != wanted
         if np.count_nonzero(outside):
             clamped = tuple(plan.joints[i] for i in np.flatnonzero(outside & np.isfinite(values)))
-        # One matrix product for all the transforms: per call, every numpy operation costs
-        # about a microsecond whatever the robot's size, so fewer operations is what counts.
-        coefficients = np.empty((len(values), 1, 4))
-        coefficients[:, 0, 0] = 1.0
+        # One matrix product for all the transforms.
+        coefficients = plan._coefficients.copy()  # column 0 holds the 1 of [1, d, c, s]
         np.multiply(values, plan._travel_gain, out=coefficients[:, 0, 1])
         half = values * plan._half_angle_gain
         np.cos(half, out=coefficients[:, 0, 2])

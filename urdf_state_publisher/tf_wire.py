@@ -117,9 +117,8 @@ class TransformTemplate:
             raise _unsupported('transforms on 4-byte boundaries')
         self._buffer = bytearray(data)
         self._words = np.frombuffer(self._buffer, dtype='<u4', count=len(data) // 4)
-        self._pose_words = (pose_offsets[:, None] // 4 + np.arange(14)).ravel()
+        self._pose_words = pose_offsets[:, None] // 4 + np.arange(14)  # (N, 14)
         self._stamp_words = stamp_offsets[:, None] // 4 + np.arange(2)  # (N, 2): sec, nanosec
-        self._stamp = np.zeros(2, dtype='<u4')
 
     def __len__(self) -> int:
         """Number of transforms."""
@@ -127,9 +126,7 @@ class TransformTemplate:
 
     def serialize(self, sec: int, nanosec: int, transforms: np.ndarray) -> bytes:
         """The serialized TFMessage with every stamp and every row of `transforms` filled in."""
-        self._stamp[0] = sec & 0xFFFFFFFF
-        self._stamp[1] = nanosec
         words = self._words
-        words[self._stamp_words] = self._stamp
-        words[self._pose_words] = np.ascontiguousarray(transforms, dtype='<f8').view('<u4').ravel()
+        words[self._stamp_words] = (sec & 0xFFFFFFFF, nanosec)
+        words[self._pose_words] = np.ascontiguousarray(transforms, dtype='<f8').view('<u4')
         return bytes(self._buffer)
