@@ -181,8 +181,12 @@ class Probe:
 
 def wait_for_log(process: NodeProcess, probe: Probe, text: str, timeout: float = 5.0) -> str:
     """Spin until the node's output contains `text`; return the output."""
-    wait_until(lambda: text in process.output(), timeout, lambda: probe.spin(0.05),
-               f'{text!r} in the node log')
+    try:
+        wait_until(lambda: text in process.output(), timeout, lambda: probe.spin(0.05),
+                   f'{text!r} in the node log')
+    except pytest.fail.Exception:
+        pytest.fail(f'{text!r} not in the node log after {timeout} s; the log so far:\n'
+                    f'{process.output()[-2000:]}')
     return process.output()
 
 
