@@ -28,7 +28,7 @@ from typing import TextIO
 
 import rclpy
 from rclpy.context import Context
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.executors import Executor
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import JointState
@@ -40,7 +40,7 @@ from urdf_state_publisher.geometry import Pose, rpy_from_quaternion, twist_angle
 from urdf_state_publisher.inspect_cli import tree_prefix, walk_tree
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.motion_source import DEFAULT_RATE_HZ, positive_number
-from urdf_state_publisher.process import init_ros, StopRequest
+from urdf_state_publisher.process import init_ros, make_executor, StopRequest
 from urdf_state_publisher.qos import TF_QOS, TF_STATIC_LISTENER_QOS
 
 __all__ = ['RateMeter', 'Rates', 'TransformCache', 'bundled_description', 'joint_value', 'main',
@@ -549,7 +549,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             context = Context()
             init_ros([], context)
             viewer = Viewer(context=context)
-            executor = SingleThreadedExecutor(context=context)
+            executor = make_executor(context)
             executor.add_node(viewer)
             screen = Screen(sys.stdout)
             try:
@@ -579,7 +579,7 @@ def _fail(screen: Screen, message: str, children: Sequence[ChildProcess]) -> int
     return 1
 
 
-def _run(model: RobotModel, viewer: Viewer, executor: SingleThreadedExecutor, screen: Screen,
+def _run(model: RobotModel, viewer: Viewer, executor: Executor, screen: Screen,
          children: Sequence[ChildProcess], start: float, duration: float | None,
          stop: StopRequest) -> int:
     """Spin and redraw until a stop signal or `duration` seconds after the first /tf message.
