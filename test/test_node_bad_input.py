@@ -68,9 +68,14 @@ def links(tmp_path_factory, module_probe):
     processes = {}
     for case in [*CASES, DIAG]:
         name = node_name(case)
-        processes[case] = NodeProcess(
-            directory, {'robot_description': SAMPLE_URDF.read_text(), 'frame_prefix': f'{case}/'},
-            ('-r', f'__ns:=/{name}'), node_name=name)
+        parameters = {'robot_description': SAMPLE_URDF.read_text(), 'frame_prefix': f'{case}/'}
+        if case == DIAG:
+            # The diagnostics test counts every state it sends: a queue of 5 loses one when the
+            # node stalls for 100 ms on a loaded machine (seen once in CI, a 300 ms stall).
+            parameters['qos_overrides'] = {f'/{name}/joint_states': {'subscription': {
+                'depth': 100}}}
+        processes[case] = NodeProcess(directory, parameters, ('-r', f'__ns:=/{name}'),
+                                      node_name=name)
         # One at a time: Fast DDS's shared-memory transport can hang a participant created
         # while many others start on a loaded machine (ros2/rmw_fastrtps#860); seen here once
         # in about eight suite runs, as a node that never logged anything.
