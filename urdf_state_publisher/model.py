@@ -56,9 +56,10 @@ class UpdatePlan:
     message_index: np.ndarray   # positions in the message of the joints used
     joints: tuple[str, ...]     # output joint names, in output order
     joint_index: np.ndarray     # output joints' indices in RobotModel.scalar_joints
-    # Per level of followers, for each follower: the output index of its direct leader, its
-    # multiplier and offset, and its lower and upper limits.
-    levels: tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], ...]
+    # Per level of followers: the slice of the outputs it fills and, for each follower, the
+    # output index of its direct leader, its multiplier and offset, its lower and upper limits.
+    levels: tuple[tuple[slice, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], ...]
+    named_outputs: slice        # the outputs that are named joints
     named_root: np.ndarray      # per output: index into the named joints of the one driving it
     lower: np.ndarray           # per output joint
     upper: np.ndarray
@@ -74,6 +75,7 @@ class UpdatePlan:
     _travel_gain: np.ndarray
     _basis: np.ndarray
     _coefficients: np.ndarray  # (N, 1, 4): ones, then room for d, c and s
+    _zeros: np.ndarray  # (7N,): a dot product with them is NaN when a transform is not finite
 
 
 class JointUpdate(NamedTuple):
@@ -329,7 +331,8 @@ class RobotModel:
                 stop += 1
             mimics = [self._joints[n].mimic for n in outputs[start:stop]]
             level_index = [self._scalar_index[n] for n in outputs[start:stop]]
-            levels.append((np.array([position[m.joint] for m in mimics], dtype=np.intp),
+            levels.append((slice(start, stop),
+                           np.array([position[m.joint] for m in mimics], dtype=np.intp),
                            np.array([m.multiplier for m in mimics], dtype=float),
                            np.array([m.offset for m in mimics], dtype=float),
                            self._lower[level_index], self._upper[level_index]))
@@ -341,6 +344,7 @@ class RobotModel:
             joints=tuple(outputs),
             joint_index=index,
             levels=tuple(levels),
+            named_outputs=slice(0, len(named)),
             named_root=np.array(list(range(len(named))) + [root_of[n] for n in followers],
                                 dtype=np.intp),
             lower=self._lower[index],
@@ -355,6 +359,7 @@ class RobotModel:
             _basis=self._basis[index],
             _coefficients=np.hstack((np.ones((len(index), 1)), np.zeros((len(index), 3))))
             .reshape(-1, 1, 4),
+            _zeros=np.zeros(7 * len(index)),
         )
 
     def update(self, names: Sequence[str], positions: Sequence[float] | np.ndarray) -> JointUpdate:
@@ -364,24 +369,45 @@ class RobotModel:
         names and NaN or infinite values (reported in the plan and the result).
         """
         positions = np.asarray(positions, dtype=float)
-        plan = self.plan(names[:len(positions)])
-        named = positions[plan.message_index]
+        if len(names) > len(positions):
+            names = names[:len(positions)]
+        plan = self._last_plan  # a source's next state names what its last one did
+        if names is not plan.names:
+            plan = self.plan(names)
+        values, wanted, transforms = self._evaluate(plan, positions[plan.message_index])
+        # This test settles nearly every state with two cheap operations. Values bit-identical
+        # to the wanted ones were not clamped; a NaN passes the clamp, and a NaN or infinite
+        # value left after it (or a finite one that overflows) puts a NaN or an infinity in
+        # its transform, which makes the dot product with zeros NaN. Anything else is sorted
+        # out joint by joint.
+        if values.tobytes() == wanted.tobytes() \
+                and not math.isnan(transforms.ravel().dot(plan._zeros)):
+            return JointUpdate(plan, values, transforms, (), ())
+        return self._checked_update(plan, positions, values, wanted, transforms)
+
+    def _checked_update(self, plan: UpdatePlan, positions: np.ndarray, values: np.ndarray,
+                        wanted: np.ndarray, transforms: np.ndarray) -> JointUpdate:
+        """`update` for a state with a clamped or a non-finite value: names the joints.
+
+        `values`, `wanted` and `transforms` are what `_evaluate` made of `positions`.
+        """
         non_finite: tuple[str, ...] = ()
-        finite = np.isfinite(named)
+        finite = np.isfinite(wanted[plan.named_outputs])
         if not finite.all():
             plan, positions, non_finite = self._without(plan, positions,
                                                         plan.message_index[~finite])
-            named = positions[plan.message_index]
-        update = self._evaluate(plan, named, non_finite)
-        while not np.isfinite(update.transforms).all():
-            rows_finite = np.isfinite(update.transforms).all(axis=1)
+            values, wanted, transforms = self._evaluate(plan, positions[plan.message_index])
+        while not np.isfinite(transforms).all():
+            rows_finite = np.isfinite(transforms).all(axis=1)
             # Finite values can still overflow: a continuous follower of a leader at 1e308 × 2,
             # a prismatic travel of 1e308 on an origin of 1e308. Drop what drives such a row.
             roots = plan.message_index[plan.named_root[~rows_finite]]
             plan, positions, overflowing = self._without(plan, positions, roots)
             non_finite += overflowing
-            update = self._evaluate(plan, positions[plan.message_index], non_finite)
-        return update
+            values, wanted, transforms = self._evaluate(plan, positions[plan.message_index])
+        outside = (values != wanted) & np.isfinite(values)
+        clamped = tuple(plan.joints[i] for i in np.flatnonzero(outside))
+        return JointUpdate(plan, values, transforms, clamped, non_finite)
 
     def _without(self, plan: UpdatePlan, positions: np.ndarray,
                  dropped: np.ndarray) -> tuple[UpdatePlan, np.ndarray, tuple[str, ...]]:
@@ -392,30 +418,34 @@ class RobotModel:
         dropped_names = tuple(dict.fromkeys(plan.names[i] for i in dropped))
         return self.plan(names), positions[:len(keep)][keep], dropped_names
 
-    def _evaluate(self, plan: UpdatePlan, named: np.ndarray,
-                  non_finite: tuple[str, ...]) -> JointUpdate:
-        # Per call, every numpy operation costs about a microsecond whatever the robot's size,
-        # so fewer operations is what counts. np.minimum/np.maximum rather than np.clip: the
-        # same result without clip's overhead.
-        wanted = named
-        values = np.minimum(np.maximum(named, plan.named_lower), plan.named_upper)
-        # Each follower follows its leader's final (clamped) value, level by level.
-        for source, multiplier, offset, lower, upper in plan.levels:
-            level_wanted = values[source] * multiplier + offset
-            wanted = np.concatenate((wanted, level_wanted))
-            values = np.concatenate((values, np.minimum(np.maximum(level_wanted, lower), upper)))
-        clamped: tuple[str, ...] = ()
-        outside = values != wanted
-        if np.count_nonzero(outside):
-            clamped = tuple(plan.joints[i] for i in np.flatnonzero(outside & np.isfinite(values)))
+    def _evaluate(self, plan: UpdatePlan,
+                  named: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Values (clamped), wanted values and transforms of the output joints of `plan`."""
+        # Per call, every numpy operation costs about a microsecond whatever the robot's size
+        # (several when the process wakes up for a message), and so does each call of a Python
+        # function (numpy's concatenate and dot are some): fewer of them is what counts.
+        # np.minimum/np.maximum rather than np.clip: the same result, less overhead.
+        if not plan.levels:
+            values = np.minimum(np.maximum(named, plan.named_lower), plan.named_upper)
+            wanted = named
+        else:
+            # Each follower follows its leader's final (clamped) value, level by level.
+            values, wanted = np.empty(len(plan.joints)), np.empty(len(plan.joints))
+            wanted[plan.named_outputs] = named
+            np.minimum(np.maximum(named, plan.named_lower), plan.named_upper,
+                       out=values[plan.named_outputs])
+            for outputs, source, multiplier, offset, lower, upper in plan.levels:
+                level_wanted = wanted[outputs]
+                np.multiply(values[source], multiplier, out=level_wanted)
+                level_wanted += offset
+                np.minimum(np.maximum(level_wanted, lower), upper, out=values[outputs])
         # One matrix product for all the transforms.
         coefficients = plan._coefficients.copy()  # column 0 holds the 1 of [1, d, c, s]
         np.multiply(values, plan._travel_gain, out=coefficients[:, 0, 1])
         half = values * plan._half_angle_gain
         np.cos(half, out=coefficients[:, 0, 2])
         np.sin(half, out=coefficients[:, 0, 3])
-        transforms = np.matmul(coefficients, plan._basis).reshape(-1, 7)
-        return JointUpdate(plan, values, transforms, clamped, non_finite)
+        return values, wanted, np.matmul(coefficients, plan._basis).reshape(-1, 7)
 
     def joint_pose(self, name: str, value: float | Pose = 0.0) -> Pose:
         """Pose of joint `name`'s child link in its parent link for `value`.

@@ -30,21 +30,25 @@ STOP_POLL_S = 0.1  # how long a stop request may wait for the executor to wake u
 
 
 class StopRequest:
-    """Installs handlers for STOP_SIGNALS that record the first signal received."""
+    """Installs handlers for STOP_SIGNALS that record the first signal received.
+
+    `requested` is a plain attribute: the spin loop reads it for every message.
+    """
 
     def __init__(self):
         self.signal: int | None = None
+        self.requested = False
         for number in STOP_SIGNALS:
             signal.signal(number, self._record)
 
     def _record(self, number: int, frame) -> None:
         if self.signal is None:
             self.signal = number
+        self.requested = True
 
-    @property
-    def requested(self) -> bool:
-        """Whether a stop signal has arrived."""
-        return self.signal is not None
+    def context_shut_down(self) -> None:
+        """Request a stop: the ROS context was shut down (a Context.on_shutdown callback)."""
+        self.requested = True
 
 
 def init_ros(args: list[str] | None = None, context=None) -> None:
@@ -78,8 +82,10 @@ def spin_until_stopped(node: Node, stop: StopRequest) -> None:
 
     executor = make_executor(node.context)
     executor.add_node(node)
+    # A shutdown from elsewhere ends the loop too, without asking the context for every message.
+    node.context.on_shutdown(stop.context_shut_down)
     try:
-        while not stop.requested and node.context.ok():
+        while not stop.requested:
             executor.spin_once(timeout_sec=STOP_POLL_S)
     except ExternalShutdownException:
         pass

@@ -117,8 +117,10 @@ class TransformTemplate:
             raise _unsupported('transforms on 4-byte boundaries')
         self._buffer = bytearray(data)
         self._words = np.frombuffer(self._buffer, dtype='<u4', count=len(data) // 4)
-        self._pose_words = pose_offsets[:, None] // 4 + np.arange(14)  # (N, 14)
-        self._stamp_words = stamp_offsets[:, None] // 4 + np.arange(2)  # (N, 2): sec, nanosec
+        # Flat word indices: each transform's 14 words, each stamp's 2 (sec, nanosec).
+        self._pose_words = (pose_offsets[:, None] // 4 + np.arange(14)).ravel()
+        self._stamp_words = (stamp_offsets[:, None] // 4 + np.arange(2)).ravel()
+        self._stamp = np.zeros(2, dtype='<u4')  # put() repeats it over every stamp
 
     def __len__(self) -> int:
         """Number of transforms."""
@@ -126,7 +128,11 @@ class TransformTemplate:
 
     def serialize(self, sec: int, nanosec: int, transforms: np.ndarray) -> bytes:
         """The serialized TFMessage with every stamp and every row of `transforms` filled in."""
+        stamp = self._stamp
+        stamp[0], stamp[1] = sec & 0xFFFFFFFF, nanosec
         words = self._words
-        words[self._stamp_words] = (sec & 0xFFFFFFFF, nanosec)
-        words[self._pose_words] = np.ascontiguousarray(transforms, dtype='<f8').view('<u4')
+        # put() repeats the 2-word stamp over every stamp, for a fifth of what an indexed
+        # assignment costs.
+        words.put(self._stamp_words, stamp)
+        words[self._pose_words] = np.ascontiguousarray(transforms, dtype='<f8').view('<u4').ravel()
         return bytes(self._buffer)
