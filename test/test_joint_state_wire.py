@@ -64,6 +64,22 @@ def test_a_repeated_names_block_is_reused_and_a_changed_one_read_again():
     assert other[1] == ('a', 'c') and other[2].tolist() == [5.0]
 
 
+def test_other_padding_bytes_keep_the_names_block_and_another_name_does_not():
+    # Middlewares leave the alignment padding between strings uninitialised.
+    reader = JointStateReader()
+    data = serialize_message(joint_state('', ['ab', 'c'], [1.0, 2.0]))
+    block = data.index(struct.pack('<II', 2, 3) + b'ab\x00')
+    padding = block + 11  # count, size, 'ab', NUL: then one byte to the next 4-byte boundary
+    first = reader.read(data)[1]
+
+    other_padding = data[:padding] + b'\x7f' + data[padding + 1:]
+    renamed = data[:block + 8] + b'ax' + data[block + 10:]
+
+    assert reader.read(other_padding)[1] is first
+    assert reader.read(renamed)[1] == ('ax', 'c')
+    assert reader.read(data)[1] is first
+
+
 def test_two_sources_taking_turns_keep_their_names():
     reader = JointStateReader()
     arm = serialize_message(joint_state('', ['shoulder', 'elbow'], [1.0, 2.0]))

@@ -21,6 +21,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from conftest import REPO, SAMPLE_URDF
@@ -178,3 +179,33 @@ def test_unusable_ros_arguments_exit_1_with_a_message(tmp_path):
     assert result.returncode == 1
     assert 'Traceback' not in result.stdout + result.stderr
     assert 'urdf_state_publisher: cannot initialise ROS' in result.stderr
+
+
+def test_a_context_shut_down_elsewhere_ends_the_spin_loop():
+    # The loop does not ask the context on every message: a Context.on_shutdown callback
+    # tells it. (In-process, with real rclpy: whoever embeds the node may shut its context.)
+    import rclpy
+
+    from urdf_state_publisher.process import init_ros, spin_until_stopped, STOP_SIGNALS, \
+        StopRequest
+
+    handlers = {number: signal.getsignal(number) for number in STOP_SIGNALS}
+    context = rclpy.Context()
+    init_ros([], context=context)
+    node = rclpy.create_node('spin_loop_probe', context=context)
+    try:
+        stop = StopRequest()
+        spinning = threading.Thread(target=spin_until_stopped, args=(node, stop))
+        spinning.start()
+        time.sleep(0.3)
+        assert spinning.is_alive()
+        context.shutdown()
+        spinning.join(timeout=5)
+
+        assert not spinning.is_alive()
+        assert stop.requested and stop.signal is None
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        node.destroy_node()
+        context.try_shutdown()

@@ -75,7 +75,7 @@ class UpdatePlan:
     _travel_gain: np.ndarray
     _basis: np.ndarray
     _coefficients: np.ndarray  # (N, 1, 4): ones, then room for d, c and s
-    _zeros: np.ndarray  # (7N,): a dot product with them is NaN when a transform is not finite
+    _zeros: np.ndarray  # (7N,): a dot product with them is NaN when an operand is not finite
 
 
 class JointUpdate(NamedTuple):
@@ -392,12 +392,13 @@ class RobotModel:
         `values`, `wanted` and `transforms` are what `_evaluate` made of `positions`.
         """
         non_finite: tuple[str, ...] = ()
-        finite = np.isfinite(wanted[plan.named_outputs])
-        if not finite.all():
+        named = wanted[plan.named_outputs]
+        if math.isnan(named.dot(plan._zeros[:len(named)])):  # a NaN or infinite value sent
+            finite = np.isfinite(named)
             plan, positions, non_finite = self._without(plan, positions,
                                                         plan.message_index[~finite])
             values, wanted, transforms = self._evaluate(plan, positions[plan.message_index])
-        while not np.isfinite(transforms).all():
+        while math.isnan(transforms.ravel().dot(plan._zeros)):
             rows_finite = np.isfinite(transforms).all(axis=1)
             # Finite values can still overflow: a continuous follower of a leader at 1e308 × 2,
             # a prismatic travel of 1e308 on an origin of 1e308. Drop what drives such a row.
@@ -405,8 +406,8 @@ class RobotModel:
             plan, positions, overflowing = self._without(plan, positions, roots)
             non_finite += overflowing
             values, wanted, transforms = self._evaluate(plan, positions[plan.message_index])
-        outside = (values != wanted) & np.isfinite(values)
-        clamped = tuple(plan.joints[i] for i in np.flatnonzero(outside))
+        # Every value left is finite: an infinite one leaves its transform not finite.
+        clamped = tuple(plan.joints[i] for i in np.flatnonzero(values != wanted))
         return JointUpdate(plan, values, transforms, clamped, non_finite)
 
     def _without(self, plan: UpdatePlan, positions: np.ndarray,
