@@ -186,8 +186,12 @@ def test_a_context_shut_down_elsewhere_ends_the_spin_loop():
     # tells it. (In-process, with real rclpy: whoever embeds the node may shut its context.)
     import rclpy
 
-    from urdf_state_publisher.process import init_ros, spin_until_stopped, STOP_SIGNALS, \
-        StopRequest
+    from urdf_state_publisher.process import (
+        init_ros,
+        spin_until_stopped,
+        STOP_SIGNALS,
+        StopRequest,
+    )
 
     handlers = {number: signal.getsignal(number) for number in STOP_SIGNALS}
     context = rclpy.Context()

@@ -7,7 +7,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 import math
 import os
+import re
 from typing import NamedTuple
+import warnings
 
 import numpy as np
 
@@ -33,6 +35,11 @@ POSE_TYPES = (JointType.FLOATING, JointType.PLANAR)
 # the bounds only keep a hostile stream of random or huge lists from growing memory.
 PLAN_CACHE_SIZE = 256
 PLAN_CACHE_NAMES = 20_000
+
+# NaN and infinite joint values are input like any other: update() computes with them, finds
+# them by the NaN they leave and reports them by joint name, so numpy's warnings about them
+# would only be noise on the node's stderr.
+warnings.filterwarnings('ignore', category=RuntimeWarning, module=re.escape(__name__) + '$')
 
 
 @dataclass(frozen=True)
