@@ -430,8 +430,8 @@ class RobotModel:
                   named: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Values (clamped), wanted values and transforms of the output joints of `plan`."""
         # Per call, every numpy operation costs about a microsecond whatever the robot's size
-        # (several when the process wakes up for a message), and so does each call of a Python
-        # function (numpy's concatenate and dot are some): fewer of them is what counts.
+        # (the first after the process wakes up for a message, ten), and so does each call of
+        # a Python function (numpy's concatenate and dot are some): fewer of them is what counts.
         # np.minimum/np.maximum rather than np.clip: the same result, less overhead.
         if not plan.levels:
             values = np.minimum(np.maximum(named, plan.named_lower), plan.named_upper)
