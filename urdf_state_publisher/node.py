@@ -225,13 +225,16 @@ class UrdfStatePublisher(Node):
         logger = self.get_logger()
         (logger.error if error else logger.warning)(message)
 
-    def _log_notices(self) -> None:
-        """Log what the stream noticed."""
-        for notice in self._report.take_notices():
-            if notice.kind is None:
-                self.get_logger().warning(notice.text)
-            else:
-                self._log_throttled(notice.kind, notice.text)
+    def _publish(self, active: ActiveModel, publication: Publication | None) -> None:
+        """Log what the stream noticed, then publish what it decided on."""
+        if self._report.notices:
+            for notice in self._report.take_notices():
+                if notice.kind is None:
+                    self.get_logger().warning(notice.text)
+                else:
+                    self._log_throttled(notice.kind, notice.text)
+        if publication is not None:
+            self._tf.publish(active.serialize(publication))
 
     def _on_joint_state(self, data: bytes) -> None:
         try:
@@ -245,11 +248,7 @@ class UrdfStatePublisher(Node):
                 self._report.received_malformed()
                 self._log_throttled('malformed', f'ignoring a JointState: {error}')
                 return
-            publication = active.stream.joint_state(names, positions, stamp)
-            if self._report.notices:
-                self._log_notices()
-            if publication is not None:
-                self._tf.publish(active.serialize(publication))
+            self._publish(active, active.stream.joint_state(names, positions, stamp))
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self._report.drop(INTERNAL_ERROR)
             self._log_throttled('joint_state_error',
@@ -264,12 +263,8 @@ class UrdfStatePublisher(Node):
                                t.rotation.y, t.rotation.z, t.rotation.w)
                               for t in message.transforms], dtype=float).reshape(-1, 7)
             stamp = message.header.stamp
-            publication = active.stream.multi_dof_joint_state(
-                message.joint_names, poses, (stamp.sec, stamp.nanosec))
-            if self._report.notices:
-                self._log_notices()
-            if publication is not None:
-                self._tf.publish(active.serialize(publication))
+            self._publish(active, active.stream.multi_dof_joint_state(
+                message.joint_names, poses, (stamp.sec, stamp.nanosec)))
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self._report.drop(INTERNAL_ERROR)
             self._log_throttled('multi_dof_error',
