@@ -798,6 +798,23 @@ def test_continuous_follower_of_huge_leader_stays_finite(multiplier, offset, lea
     assert unit_and_finite(update.transforms)
 
 
+@pytest.mark.filterwarnings('ignore::RuntimeWarning')
+@pytest.mark.parametrize('leader, expected', [(0.0, 0.0), (1e-300, 1e-300 * 1e200 * 1e200),
+                                              (-1e-250, -1e-250 * 1e200 * 1e200)])
+def test_a_chain_whose_composed_gain_overflows_is_computed_step_by_step(leader, expected):
+    """1e200 × 1e200 is infinite, but each step of lead → mid → tip is finite."""
+    model = RobotModel.from_urdf(robot_xml(
+        joint_xml('lead', 'continuous'),
+        joint_xml('mid', 'continuous', mimic=('lead', 1e200, 0.0)),
+        joint_xml('tip', 'continuous', child='tip_link', parent='mid_link',
+                  mimic=('mid', 1e200, 0.0))))
+    update = model.update(['lead'], [leader])
+    assert update.non_finite == ()
+    assert dict(zip(update.plan.joints, update.values.tolist())) == {
+        'lead': leader, 'mid': leader * 1e200, 'tip': expected}
+    assert unit_and_finite(update.transforms)
+
+
 @pytest.mark.parametrize('joints, sent, expected', [
     ([joint_xml('lead', limit=(-1.0, 1.0)),
       joint_xml('follow', limit=(-5.0, 5.0), mimic=('lead', 2.0, 0.5))],

@@ -33,13 +33,13 @@ NAME_SEQUENCES_KEPT = 4
 class _Encoding(NamedTuple):
     """The readers of one byte order."""
 
-    stamp: struct.Struct   # int32 sec, uint32 nanosec
+    header: struct.Struct  # int32 sec, uint32 nanosec, then the uint32 size of frame_id
     count: struct.Struct   # uint32: a string's size, a sequence's length
     double: np.dtype
 
 
 def _encoding(order: str) -> _Encoding:
-    return _Encoding(struct.Struct(order + 'iI'), struct.Struct(order + 'I'),
+    return _Encoding(struct.Struct(order + 'iII'), struct.Struct(order + 'I'),
                      np.dtype(order + 'f8'))
 
 
@@ -67,7 +67,7 @@ class NamesLayout(NamedTuple):
         """Whether the name sequence at `start` of `data` is this one."""
         # A source's padding bytes usually repeat from message to message, so comparing all
         # bytes nearly always settles it; only when they differ is padding left out.
-        if data[start:start + self.size] == self.seen:
+        if data.startswith(self.seen, start):
             return True
         if start + self.size > len(data):
             return False
@@ -93,15 +93,15 @@ class JointStateReader:
             raise MalformedJointState(
                 f'unsupported encapsulation {bytes(data[:2]).hex()} (not plain CDR)')
         try:
-            stamp = encoding.stamp.unpack_from(data, ENCAPSULATION_SIZE)
-            # header.frame_id, a string, then the names. This runs for every message, so it
-            # calls no function of its own when the names are the last ones; `-x % n` is what
-            # aligns x to n (counted from the end of the encapsulation, as _aligned does).
-            (size,) = encoding.count.unpack_from(data, FRAME_ID_OFFSET)
+            # The stamp, header.frame_id (a string), then the names. This runs for every
+            # message, so it calls no function of its own when the names are the last ones;
+            # `-x % n` is what aligns x to n (counted from the end of the encapsulation, as
+            # _aligned does).
+            sec, nanosec, size = encoding.header.unpack_from(data, ENCAPSULATION_SIZE)
             start = FRAME_ID_OFFSET + 4 + size
             start += -(start - ENCAPSULATION_SIZE) % 4
             layouts = self._layouts
-            if layouts and data[start:start + layouts[0].size] == layouts[0].seen:
+            if layouts and data.startswith(layouts[0].seen, start):
                 layout = layouts[0]
             else:
                 layout = self._names_at(data, encoding, start)
@@ -115,7 +115,7 @@ class JointStateReader:
             positions = np.ndarray((count,), encoding.double, data, offset)
         except struct.error as error:
             raise MalformedJointState(f'truncated JointState ({len(data)} bytes)') from error
-        return stamp, layout.names, positions
+        return (sec, nanosec), layout.names, positions
 
     def _names_at(self, data: bytes, encoding: _Encoding, start: int) -> NamesLayout:
         layouts = self._layouts

@@ -66,22 +66,23 @@ class UpdatePlan:
     # Per level of followers: the slice of the outputs it fills and, for each follower, the
     # output index of its direct leader, its multiplier and offset, its lower and upper limits.
     levels: tuple[tuple[slice, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], ...]
+    # Per output, the position in the message of the value it starts from (its own, or its
+    # named leader's for a follower), and the gain and offset that take it there (1 and 0 for
+    # a named joint; None when all are).
+    gather: np.ndarray
+    gain: np.ndarray | None
+    bias: np.ndarray | None
     named_outputs: slice        # the outputs that are named joints
     named_root: np.ndarray      # per output: index into the named joints of the one driving it
     lower: np.ndarray           # per output joint
     upper: np.ndarray
-    named_lower: np.ndarray     # the same, for the named joints only (the first outputs)
-    named_upper: np.ndarray
     unknown: tuple[str, ...]     # names that are no joint of the model
     not_scalar: tuple[str, ...]  # fixed, floating or planar joints named in a JointState
     duplicated: tuple[str, ...]  # names given more than once (ambiguous: all dropped)
-    # Per output joint, its transform (translation, rotation) is [1, d, c, s] · basis, a 4×7
-    # matrix: T0 + d·V and c·A + s·B, with d = travel_gain·value, c and s the cosine and sine
-    # of half_angle_gain·value.
-    _half_angle_gain: np.ndarray
-    _travel_gain: np.ndarray
+    # Per output joint, its transform (translation, rotation) is [1, v, cos(v/2), sin(v/2)] ·
+    # basis, a 4×7 matrix, for its value v: see RobotModel.__init__.
     _basis: np.ndarray
-    _coefficients: np.ndarray  # (N, 1, 4): ones, then room for d, c and s
+    _coefficients: np.ndarray  # (N, 1, 4): ones, then room for v, cos(v/2) and sin(v/2)
     _zeros: np.ndarray  # (7N,): a dot product with them is NaN when an operand is not finite
 
 
@@ -124,21 +125,21 @@ class RobotModel:
         n = len(self.scalar_joints)
         self._lower = np.full(n, -np.inf)
         self._upper = np.full(n, np.inf)
-        self._half_angle_gain = np.zeros(n)
-        self._travel_gain = np.zeros(n)
-        self._basis = np.zeros((n, 4, 7))  # rows: T0, V (translation); A, B (rotation)
+        # Rows: T0, V, A, B; a joint at value v is T0 + v·V + cos(v/2)·A + sin(v/2)·B. The
+        # rows a joint type does not use are zero, so every joint takes the same four
+        # coefficients and the terms it does not use add exact zeros.
+        self._basis = np.zeros((n, 4, 7))
         for i, name in enumerate(self.scalar_joints):
             joint = self._joints[name]
             self._lower[i], self._upper[i] = self.limits(name)
             origin = self._origin[name]
             self._basis[i, 0, :3] = origin.translation
-            self._basis[i, 2, 3:] = origin.rotation
             if joint.type is JointType.PRISMATIC:
-                self._travel_gain[i] = 1.0
+                self._basis[i, 0, 3:] = origin.rotation
                 self._basis[i, 1, :3] = rotate(origin.rotation, joint.axis)
             else:
                 # q(θ) = q_origin ⊗ (axis·sin(θ/2), cos(θ/2)) = cos(θ/2)·A + sin(θ/2)·B
-                self._half_angle_gain[i] = 0.5
+                self._basis[i, 2, 3:] = origin.rotation
                 self._basis[i, 3, 3:] = quaternion_multiply(origin.rotation, (*joint.axis, 0.0))
         self._plans: OrderedDict[tuple[str, ...], UpdatePlan] = OrderedDict()
         self._plan_names = 0  # names held by the cached plans' keys
@@ -316,16 +317,22 @@ class RobotModel:
         # A follower moves with the nearest leader up its chain that this message names (an
         # explicitly sent value wins over the mimic relation); its level is its distance to it.
         # Leaders are resolved before their followers, so each joint is visited once.
+        # Its gain and offset from that leader compose the relations along the way.
         level_of: dict[str, int] = {}
         root_of: dict[str, int] = {}
+        affine_of: dict[str, tuple[float, float]] = {}
         for name in self._mimic_order:
             if name in named_position:
                 continue
-            leader = self._joints[name].mimic.joint
-            if leader in named_position:
-                level_of[name], root_of[name] = 1, named_position[leader]
-            elif leader in level_of:
-                level_of[name], root_of[name] = level_of[leader] + 1, root_of[leader]
+            mimic = self._joints[name].mimic
+            if mimic.joint in named_position:
+                level_of[name], root_of[name] = 1, named_position[mimic.joint]
+                affine_of[name] = mimic.multiplier, mimic.offset
+            elif mimic.joint in level_of:
+                level_of[name] = level_of[mimic.joint] + 1
+                root_of[name] = root_of[mimic.joint]
+                gain, bias = affine_of[mimic.joint]
+                affine_of[name] = gain * mimic.multiplier, bias * mimic.multiplier + mimic.offset
         followers = sorted(level_of, key=level_of.get)  # stable: model order within a level
         outputs = named + followers
         position = {n: k for k, n in enumerate(outputs)}
@@ -345,24 +352,26 @@ class RobotModel:
                            self._lower[level_index], self._upper[level_index]))
             start = stop
         index = np.array([self._scalar_index[n] for n in outputs], dtype=np.intp)
+        gain = np.array([1.0] * len(named) + [affine_of[n][0] for n in followers])
+        bias = np.array([0.0] * len(named) + [affine_of[n][1] for n in followers])
         return UpdatePlan(
             names=names,
             message_index=np.array([seen[n] for n in named], dtype=np.intp),
             joints=tuple(outputs),
             joint_index=index,
             levels=tuple(levels),
+            gather=np.array([seen[n] for n in named]
+                            + [seen[named[root_of[n]]] for n in followers], dtype=np.intp),
+            gain=None if (gain == 1.0).all() else gain,
+            bias=None if (bias == 0.0).all() else bias,
             named_outputs=slice(0, len(named)),
             named_root=np.array(list(range(len(named))) + [root_of[n] for n in followers],
                                 dtype=np.intp),
             lower=self._lower[index],
             upper=self._upper[index],
-            named_lower=self._lower[index[:len(named)]],
-            named_upper=self._upper[index[:len(named)]],
             unknown=unknown,
             not_scalar=not_scalar,
             duplicated=tuple(dict.fromkeys(duplicated)),
-            _half_angle_gain=self._half_angle_gain[index],
-            _travel_gain=self._travel_gain[index],
             _basis=self._basis[index],
             _coefficients=np.hstack((np.ones((len(index), 1)), np.zeros((len(index), 3))))
             .reshape(-1, 1, 4),
@@ -381,15 +390,17 @@ class RobotModel:
         plan = self._last_plan  # a source's next state names what its last one did
         if names is not plan.names:
             plan = self.plan(names)
-        values, wanted, transforms = self._evaluate(plan, positions[plan.message_index])
-        # This test settles nearly every state with two cheap operations. Values bit-identical
-        # to the wanted ones were not clamped; a NaN passes the clamp, and a NaN or infinite
-        # value left after it (or a finite one that overflows) puts a NaN or an infinity in
-        # its transform, which makes the dot product with zeros NaN. Anything else is sorted
-        # out joint by joint.
-        if values.tobytes() == wanted.tobytes() \
-                and not math.isnan(transforms.ravel().dot(plan._zeros)):
+        values, wanted, transforms, clamped = self._evaluate(plan, positions)
+        # This test settles nearly every state: nothing was clamped, and the dot product of the
+        # transforms with zeros is not NaN. A NaN passes the clamp, and a NaN or infinite value
+        # left after it (or a finite one that overflows) puts a NaN or an infinity in its
+        # transform, which makes that product NaN. Anything else is sorted out joint by joint.
+        if not clamped and not math.isnan(transforms.ravel().dot(plan._zeros)):
             return JointUpdate(plan, values, transforms, (), ())
+        if not clamped and plan.levels:
+            # A non-finite transform is judged on followers computed level by level: a gain
+            # composed along a chain can overflow where each step does not.
+            values, wanted, transforms, _ = self._evaluate(plan, positions, by_level=True)
         return self._checked_update(plan, positions, values, wanted, transforms)
 
     def _checked_update(self, plan: UpdatePlan, positions: np.ndarray, values: np.ndarray,
@@ -404,7 +415,7 @@ class RobotModel:
             finite = np.isfinite(named)
             plan, positions, non_finite = self._without(plan, positions,
                                                         plan.message_index[~finite])
-            values, wanted, transforms = self._evaluate(plan, positions[plan.message_index])
+            values, wanted, transforms, _ = self._evaluate(plan, positions, by_level=True)
         while math.isnan(transforms.ravel().dot(plan._zeros)):
             rows_finite = np.isfinite(transforms).all(axis=1)
             # Finite values can still overflow: a continuous follower of a leader at 1e308 × 2,
@@ -412,7 +423,7 @@ class RobotModel:
             roots = plan.message_index[plan.named_root[~rows_finite]]
             plan, positions, overflowing = self._without(plan, positions, roots)
             non_finite += overflowing
-            values, wanted, transforms = self._evaluate(plan, positions[plan.message_index])
+            values, wanted, transforms, _ = self._evaluate(plan, positions, by_level=True)
         # Every value left is finite: an infinite one leaves its transform not finite.
         clamped = tuple(plan.joints[i] for i in np.flatnonzero(values != wanted))
         return JointUpdate(plan, values, transforms, clamped, non_finite)
@@ -426,34 +437,42 @@ class RobotModel:
         dropped_names = tuple(dict.fromkeys(plan.names[i] for i in dropped))
         return self.plan(names), positions[:len(keep)][keep], dropped_names
 
-    def _evaluate(self, plan: UpdatePlan,
-                  named: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Values (clamped), wanted values and transforms of the output joints of `plan`."""
+    def _evaluate(self, plan: UpdatePlan, positions: np.ndarray, by_level: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """Values (clamped), wanted values and transforms of `plan`'s outputs; True if clamped.
+
+        `positions` are the message's, in the order of `plan.names`. Followers are computed
+        level by level when a limit is hit or `by_level` is true, else each from its named
+        leader with the composed gain and offset.
+        """
         # Per call, every numpy operation costs about a microsecond whatever the robot's size
         # (the first after the process wakes up for a message, ten), and so does each call of
-        # a Python function (numpy's concatenate and dot are some): fewer of them is what counts.
+        # a Python function: fewer of them is what counts. So the values are first computed as
+        # if no limit were hit, each follower straight from the named leader it follows, and
+        # again level by level only when a limit was hit.
+        wanted = positions[plan.gather]
+        if plan.gain is not None:
+            wanted *= plan.gain
+        if plan.bias is not None:
+            wanted += plan.bias
         # np.minimum/np.maximum rather than np.clip: the same result, less overhead.
-        if not plan.levels:
-            values = np.minimum(np.maximum(named, plan.named_lower), plan.named_upper)
-            wanted = named
-        else:
+        values = np.minimum(np.maximum(wanted, plan.lower), plan.upper)
+        # Bit-identical values were not clamped (a NaN passes the clamp as it is).
+        clamped = values.tobytes() != wanted.tobytes()
+        if plan.levels and (clamped or by_level):
             # Each follower follows its leader's final (clamped) value, level by level.
-            values, wanted = np.empty(len(plan.joints)), np.empty(len(plan.joints))
-            wanted[plan.named_outputs] = named
-            np.minimum(np.maximum(named, plan.named_lower), plan.named_upper,
-                       out=values[plan.named_outputs])
             for outputs, source, multiplier, offset, lower, upper in plan.levels:
-                level_wanted = wanted[outputs]
-                np.multiply(values[source], multiplier, out=level_wanted)
-                level_wanted += offset
-                np.minimum(np.maximum(level_wanted, lower), upper, out=values[outputs])
+                level = wanted[outputs]
+                np.multiply(values[source], multiplier, out=level)
+                level += offset
+                np.minimum(np.maximum(level, lower), upper, out=values[outputs])
         # One matrix product for all the transforms.
-        coefficients = plan._coefficients.copy()  # column 0 holds the 1 of [1, d, c, s]
-        np.multiply(values, plan._travel_gain, out=coefficients[:, 0, 1])
-        half = values * plan._half_angle_gain
+        coefficients = plan._coefficients.copy()  # column 0 holds the 1 of [1, v, c, s]
+        coefficients[:, 0, 1] = values
+        half = values * 0.5
         np.cos(half, out=coefficients[:, 0, 2])
         np.sin(half, out=coefficients[:, 0, 3])
-        return values, wanted, np.matmul(coefficients, plan._basis).reshape(-1, 7)
+        return values, wanted, np.matmul(coefficients, plan._basis).reshape(-1, 7), clamped
 
     def joint_pose(self, name: str, value: float | Pose = 0.0) -> Pose:
         """Pose of joint `name`'s child link in its parent link for `value`.

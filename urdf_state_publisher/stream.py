@@ -149,6 +149,7 @@ class JointStream:
         # Bounds of the two arrays: a stamp past them is checked without indexing them.
         self._latest_published_ns = NEVER_NS
         self._latest_seen_ns = NEVER_NS
+        self._interval_ns = 0
         self.limit_rate(publish_interval_ns, ignore_timestamp)
         report.model_changed(model)
 
@@ -156,7 +157,13 @@ class JointStream:
         """Publish a joint at most once per `publish_interval_ns` of stamps, or every time."""
         # Ignoring timestamps is a zero interval: a stamp never precedes the last published
         # one of its joint without a jump back, which clears that joint's limit anyway.
-        self._interval_ns = 0 if ignore_timestamp else publish_interval_ns
+        interval_ns = 0 if ignore_timestamp else publish_interval_ns
+        if interval_ns and not self._interval_ns:
+            # Without an interval every joint seen was published, and only the stamps seen
+            # were kept.
+            self._last_published_ns = self._last_seen_ns.copy()
+            self._latest_published_ns = self._latest_seen_ns
+        self._interval_ns = interval_ns
 
     # Messages -----------------------------------------------------------------------------
 
@@ -241,15 +248,16 @@ class JointStream:
                     'publishing them again from the new time'))
                 self._last_published_ns[index[back]] = NEVER_NS
         self._last_seen_ns[index] = stamp_ns
-        if self._interval_ns and stamp_ns < self._latest_published_ns + self._interval_ns:
-            due = stamp_ns >= self._last_published_ns[index] + self._interval_ns
-            if not due.all():
-                if not due.any():
-                    self.report.drop(RATE_LIMIT)
-                    return None
-                key, index, rows = (key, due.tobytes()), index[due], rows[due]
-        self._last_published_ns[index] = stamp_ns
-        self._latest_published_ns = max(self._latest_published_ns, stamp_ns)
+        if self._interval_ns:
+            if stamp_ns < self._latest_published_ns + self._interval_ns:
+                due = stamp_ns >= self._last_published_ns[index] + self._interval_ns
+                if not due.all():
+                    if not due.any():
+                        self.report.drop(RATE_LIMIT)
+                        return None
+                    key, index, rows = (key, due.tobytes()), index[due], rows[due]
+            self._last_published_ns[index] = stamp_ns
+            self._latest_published_ns = max(self._latest_published_ns, stamp_ns)
         return Publication(key, index, sec, nanosec, rows)
 
     def _receipt_stamp(self) -> tuple[int, int]:
