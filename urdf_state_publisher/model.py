@@ -445,9 +445,9 @@ class RobotModel:
         level by level when a limit is hit or `by_level` is true, else each from its named
         leader with the composed gain and offset.
         """
-        # Per call, every numpy operation costs about a microsecond whatever the robot's size
-        # (the first after the process wakes up for a message, ten), and so does each call of
-        # a Python function: fewer of them is what counts. So the values are first computed as
+        # Per message, every numpy operation costs one to three microseconds whatever the
+        # robot's size (the process wakes up for it with cold caches), and so does each call
+        # of a Python function: fewer of them is what counts. So the values are first computed as
         # if no limit were hit, each follower straight from the named leader it follows, and
         # again level by level only when a limit was hit.
         wanted = positions[plan.gather]
