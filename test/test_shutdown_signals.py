@@ -213,3 +213,44 @@ def test_a_context_shut_down_elsewhere_ends_the_spin_loop():
             signal.signal(number, handler)
         node.destroy_node()
         context.try_shutdown()
+
+
+HANGING_TEARDOWN = """
+import sys, time
+from urdf_state_publisher.process import run_node, StopRequest
+stop = StopRequest()
+from urdf_state_publisher.node import UrdfStatePublisher
+
+class HangingTeardown(UrdfStatePublisher):
+    def destroy_node(self):
+        time.sleep(60)  # as the middleware's teardown did when it deadlocked
+
+sys.exit(run_node('probe', HangingTeardown, stop, sys.argv[1:]))
+"""
+
+
+def test_a_teardown_that_hangs_ends_the_process_after_the_limit(tmp_path):
+    from urdf_state_publisher.process import TEARDOWN_LIMIT_S
+
+    stderr_path = tmp_path / 'stderr'
+    with open(stderr_path, 'w') as stderr:
+        process = subprocess.Popen(
+            [sys.executable, '-c', HANGING_TEARDOWN, '--ros-args',
+             '-p', f'description_file:={SAMPLE_URDF}'], stderr=stderr, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 30
+        while "robot 'sample_arm'" not in stderr_path.read_text():
+            assert process.poll() is None, stderr_path.read_text()
+            assert time.monotonic() < deadline, 'the node did not start'
+            time.sleep(0.05)
+        stopped = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(TEARDOWN_LIMIT_S + 10)
+        took = time.monotonic() - stopped
+    finally:
+        process.kill()
+        process.wait()
+
+    assert status == 1
+    assert TEARDOWN_LIMIT_S <= took < TEARDOWN_LIMIT_S + 5
+    assert 'in destroy_node' in stderr_path.read_text()  # the stack faulthandler printed

@@ -7,12 +7,14 @@ module imports nothing but the standard library, and the package's `__init__` is
 the handlers only record the request. Raising from a handler could cut an import, rclpy's
 initialisation or a DDS call in half. rclpy's own handlers stay out: they shut the context
 down under running code, which then fails with "context is not valid" wherever it happens to
-be. The spin loop polls the request instead, every STOP_POLL_S.
+be. The spin loop polls the request instead, every STOP_POLL_S. Only a teardown that hangs in
+the middleware for TEARDOWN_LIMIT_S ends the process otherwise: with status 1 and its stack.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+import faulthandler
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -22,11 +24,13 @@ from urdf_state_publisher.errors import StartupError
 if TYPE_CHECKING:
     from rclpy.node import Node
 
-__all__ = ['STOP_SIGNALS', 'StopRequest', 'make_executor', 'init_ros', 'main', 'run_node',
-           'spin_until_stopped']
+__all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'make_executor', 'init_ros', 'main',
+           'run_node', 'spin_until_stopped']
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_POLL_S = 0.1  # how long a stop request may wait for the executor to wake up
+# After a stop, how long ROS may take to tear the node down before the process ends anyway.
+TEARDOWN_LIMIT_S = 4.0
 
 
 class StopRequest:
@@ -98,7 +102,8 @@ def run_node(program: str, make_node: Callable[[], Node], stop: StopRequest,
     """Start ROS and the node `make_node()` builds, spin until `stop`, then shut down.
 
     The exit status: 0 after a stop, 1 with a message naming `program` when ROS or the node
-    cannot start (a StartupError or unusable --ros-args).
+    cannot start (a StartupError or unusable --ros-args). A teardown that takes longer than
+    TEARDOWN_LIMIT_S ends the process with status 1 and the Python stack on stderr.
     """
     import rclpy
 
@@ -120,9 +125,15 @@ def run_node(program: str, make_node: Callable[[], Node], stop: StopRequest,
         try:
             spin_until_stopped(node, stop)
         finally:
+            # The middleware's teardown can hang: Fast DDS 2.14 (Jazzy) has deadlocked while
+            # destroying the participant as a peer left at the same moment, spinning a core
+            # with the GIL held. faulthandler's watchdog thread needs no GIL: past the limit
+            # it prints the Python stack and ends the process with status 1.
+            faulthandler.dump_traceback_later(TEARDOWN_LIMIT_S, exit=True)
             node.destroy_node()
     finally:
         rclpy.try_shutdown()
+        faulthandler.cancel_dump_traceback_later()
     return 0
 
 
