@@ -238,6 +238,32 @@ def failed_starts(tmp_path_factory):
             process.communicate()
 
 
+def test_a_node_that_cannot_start_leaves_nothing_on_the_graph():
+    # In-process, real rclpy: its entities go when it raises, not when the garbage collector
+    # reaches the half-built node (at exit, possibly after the context).
+    import rclpy
+    from rclpy.parameter import Parameter
+
+    from urdf_state_publisher.errors import StartupError
+    from urdf_state_publisher.node import UrdfStatePublisher
+    from urdf_state_publisher.process import init_ros
+
+    context = rclpy.Context()
+    init_ros([], context=context)
+    try:
+        probe = rclpy.create_node('graph_probe', context=context)
+        with pytest.raises(StartupError, match='publish_frequency') as failure:
+            UrdfStatePublisher(context=context, parameter_overrides=[
+                Parameter('description_file', value=str(SAMPLE_URDF)),
+                Parameter('publish_frequency', value=0.0)])
+        # The traceback in `failure` still holds the half-built node.
+        assert failure.traceback
+        assert 'urdf_state_publisher' not in probe.get_node_names()
+        probe.destroy_node()
+    finally:
+        context.try_shutdown()
+
+
 @pytest.mark.parametrize('case', FAILURES)
 def test_startup_failure_exits_1_with_a_one_line_message(failed_starts, case):
     process, started = failed_starts[case]

@@ -74,6 +74,15 @@ class UrdfStatePublisher(Node):
         """
         super().__init__('urdf_state_publisher', **node_options)
         try:
+            self._set_up()
+        except BaseException:
+            # What was built goes now, while the context is alive, not whenever the garbage
+            # collector reaches a half-built node (at exit, possibly after the context).
+            self.destroy_node()
+            raise
+
+    def _set_up(self) -> None:
+        try:
             self._config = declare(self)  # typed, read-only where so, with ranges
         except ParameterValueError as error:
             raise StartupError(str(error)) from error
