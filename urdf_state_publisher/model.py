@@ -352,21 +352,22 @@ class RobotModel:
                            self._lower[level_index], self._upper[level_index]))
             start = stop
         index = np.array([self._scalar_index[n] for n in outputs], dtype=np.intp)
+        message_index = np.array([seen[n] for n in named], dtype=np.intp)
+        named_root = np.array(list(range(len(named))) + [root_of[n] for n in followers],
+                              dtype=np.intp)
         gain = np.array([1.0] * len(named) + [affine_of[n][0] for n in followers])
         bias = np.array([0.0] * len(named) + [affine_of[n][1] for n in followers])
         return UpdatePlan(
             names=names,
-            message_index=np.array([seen[n] for n in named], dtype=np.intp),
+            message_index=message_index,
             joints=tuple(outputs),
             joint_index=index,
             levels=tuple(levels),
-            gather=np.array([seen[n] for n in named]
-                            + [seen[named[root_of[n]]] for n in followers], dtype=np.intp),
+            gather=message_index[named_root],
             gain=None if (gain == 1.0).all() else gain,
             bias=None if (bias == 0.0).all() else bias,
             named_outputs=slice(0, len(named)),
-            named_root=np.array(list(range(len(named))) + [root_of[n] for n in followers],
-                                dtype=np.intp),
+            named_root=named_root,
             lower=self._lower[index],
             upper=self._upper[index],
             unknown=unknown,
