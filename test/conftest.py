@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-# `--run-slow`: the long fuzzing and big-input variants (see test/pytest_slow.py).
-pytest_plugins = ['pytest_slow']
+# `--run-slow` (test/pytest_slow.py) and the skips a run may make (test/pytest_skip_policy.py).
+pytest_plugins = ['pytest_slow', 'pytest_skip_policy']
 
 # Every test run gets its own DDS domain so that parallel runs (two checkouts, CI next to a
 # developer) never see each other's topics. Set before rclpy is imported anywhere.

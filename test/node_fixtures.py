@@ -150,6 +150,7 @@ class Probe:
         self.node = rclpy.create_node(name, context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
+        self._recorders: dict[str, list] = {}
 
     def spin(self, seconds: float = 0.05) -> None:
         """Process whatever arrives within `seconds`."""
@@ -170,6 +171,19 @@ class Probe:
         """A list that collects every message received on `topic`."""
         received: list = []
         self.node.create_subscription(message_type, topic, received.append, qos)
+        return received
+
+    def recorder(self, message_type, topic: str, qos) -> list:
+        """The one recorder of `topic` that every caller shares (made by the first call, with
+        its `qos`).
+
+        With a recorder per link, each gets every message, and a spin takes one message at a
+        time: a test's last message may reach another link's recorder only after the next
+        test's `begin()`. One shared recorder has no such stragglers.
+        """
+        received = self._recorders.get(topic)
+        if received is None:
+            received = self._recorders[topic] = self.record(message_type, topic, qos)
         return received
 
     def close(self) -> None:
@@ -362,13 +376,16 @@ class Link:
     Shared by the tests of a module: `begin()` at the start of a test forgets what was
     received. Links of one module may share the /tf and /diagnostics recorders (one
     subscription each, not one per node); `record_static` also records /tf_static.
+    `source_qos` is the joint-state publishers' QoS unless a call names one (for a node whose
+    subscriptions were made RELIABLE by qos_overrides, which a BEST_EFFORT one cannot match).
     """
 
     def __init__(self, probe: Probe, process: NodeProcess, *, name: str, namespace: str = '',
                  prefix: str = '', tf: list | None = None, diagnostics: list | None = None,
                  warm_up_joint: str = 'torso_lift_joint', tf_qos: QoSProfile = TF_QOS,
-                 record_static: bool = False):
+                 record_static: bool = False, source_qos: QoSProfile = BEST_EFFORT):
         self.probe = probe
+        self.source_qos = source_qos
         self.warm_up_joint = warm_up_joint
         self.process = process
         self.name = name
@@ -396,8 +413,9 @@ class Link:
 
     # Publishing ---------------------------------------------------------------------------
 
-    def publisher(self, qos=BEST_EFFORT, *, multi_dof: bool = False, key: str = ''):
+    def publisher(self, qos=None, *, multi_dof: bool = False, key: str = ''):
         """A joint-state publisher (one per qos and key), not yet known to be matched."""
+        qos = self.source_qos if qos is None else qos
         cache_key = (multi_dof, qos.reliability, key)
         publisher = self._publishers.get(cache_key)
         if publisher is None:
@@ -432,7 +450,7 @@ class Link:
             if time.monotonic() > deadline:
                 pytest.fail(f'no warm-up message of {self.name} came back on /tf')
 
-    def joint_states(self, qos=BEST_EFFORT, key: str = ''):
+    def joint_states(self, qos=None, key: str = ''):
         """A JointState publisher matched with the node (warm-up on `warm_up_joint`)."""
         publisher = self.publisher(qos, key=key)
         if publisher not in self._matched:
@@ -441,7 +459,7 @@ class Link:
             self._matched.add(publisher)
         return publisher
 
-    def multi_dof_states(self, warm_up_joint: str, qos=BEST_EFFORT):
+    def multi_dof_states(self, warm_up_joint: str, qos=None):
         """A MultiDOFJointState publisher matched with the node (warm-up on `warm_up_joint`)."""
         publisher = self.publisher(qos, multi_dof=True)
         if publisher not in self._matched:
@@ -586,22 +604,36 @@ class Link:
 
 
 def node_link_fixture(name: str, parameters: dict, *, fixture: str, scope: str = 'module',
-                      ready_timeout: float | None = None, **link_options):
+                      ready_timeout: float | None = None, shared_recorders: bool = False,
+                      **link_options):
     """A pytest fixture named `fixture`: a node `name` started with `parameters` and its Link.
 
     Shared by the tests of a module, on the module's probe (`module_probe`: the links of a
     module spin together, so none keeps a backlog), or of a class (scope='class', with a probe
     of its own, closed with the node). With `ready_timeout`, the fixture waits for
     `Link.wait_ready` (pass record_static=True); otherwise publishers are matched by their
-    first use (`Link.joint_states`).
+    first use (`Link.joint_states`). A `namespace` (a Link option) is the node's namespace too:
+    its joint-state topics are its own. With `shared_recorders`, the link records /tf and
+    /diagnostics with the probe's shared recorders (`Probe.recorder`), as the other links of the
+    module that do so: for links used one after the other by the tests of a module.
     """
+    namespace = link_options.get('namespace', '')
+    ros_args = ('-r', f'__ns:={namespace}') if namespace else ()
+
     @pytest.fixture(scope=scope, name=fixture)
     def node_and_link(request, tmp_path_factory):
         own_probe = scope != 'module'
         probe = Probe(f'{name}_probe') if own_probe else request.getfixturevalue('module_probe')
-        process = NodeProcess(tmp_path_factory.mktemp(name), parameters, node_name=name)
+        process = NodeProcess(tmp_path_factory.mktemp(name), parameters, ros_args,
+                              node_name=name)
         try:
-            link = Link(probe, process, name=name, **link_options)
+            options = dict(link_options)
+            if shared_recorders:
+                options['tf'] = probe.recorder(TFMessage, '/tf',
+                                               options.pop('tf_qos', TF_QOS))
+                options['diagnostics'] = probe.recorder(DiagnosticArray, '/diagnostics',
+                                                        RELIABLE)
+            link = Link(probe, process, name=name, **options)
             if ready_timeout is not None:
                 link.wait_ready(ready_timeout)
             yield link

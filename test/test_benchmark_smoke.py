@@ -10,7 +10,12 @@ import math
 from pathlib import Path
 import subprocess
 import sys
+import time
 
+# What the benchmark runs on and measures with: missing, they fail this module at once, by
+# name, instead of in the output of the benchmark's process.
+import jvrc_description  # noqa: F401
+import psutil  # noqa: F401
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -23,19 +28,29 @@ def finite_positive(value) -> bool:
 
 
 @pytest.fixture(scope='module')
-def smoke(tmp_path_factory) -> tuple[dict, str]:
-    pytest.importorskip('jvrc_description', reason='the benchmark runs on jvrc1 from PyPI')
-    pytest.importorskip('psutil', reason='the benchmark measures CPU and memory with psutil')
+def smoke(tmp_path_factory) -> tuple[dict, str, float]:
+    """The report, the printed output, and how long the run took in seconds."""
     path = tmp_path_factory.mktemp('bench') / 'smoke.json'
+    started = time.monotonic()
     result = subprocess.run(
         [sys.executable, str(REPO / 'bench' / 'benchmark.py'), '--smoke', '--json', str(path)],
         capture_output=True, text=True, timeout=300, cwd=REPO)
+    took = time.monotonic() - started
     assert result.returncode == 0, result.stdout + result.stderr
-    return json.loads(path.read_text()), result.stdout
+    return json.loads(path.read_text()), result.stdout, took
+
+
+def plausible_latencies(row: dict, run_s: float) -> bool:
+    """Latencies ordered, and within the run: a stamp and its receipt both fall inside it.
+
+    Not a limit on speed: a latency longer than the whole run, or not positive, was not
+    computed from stamps the run sent.
+    """
+    return 0 < row['p50_ms'] <= row['p99_ms'] < 1000 * run_s
 
 
 def test_every_robot_rate_and_process_has_one_row(smoke):
-    report, _ = smoke
+    report, _, _ = smoke
     assert report['processes'] == [NODE, *RELAYS]
     assert len(report['robots']) == 3 and report['rates']
     keys = [(r['robot'], r['rate'], r['process']) for r in report['end_to_end']]
@@ -44,7 +59,7 @@ def test_every_robot_rate_and_process_has_one_row(smoke):
 
 
 def test_the_node_answers_each_joint_state_with_tf_carrying_its_stamp(smoke):
-    report, _ = smoke
+    report, _, run_s = smoke
     for row in report['end_to_end']:
         if row['process'] != NODE:
             continue
@@ -54,28 +69,29 @@ def test_the_node_answers_each_joint_state_with_tf_carrying_its_stamp(smoke):
         assert row['all_stamps_carried'], row  # every transform of sampled /tf: that stamp
         assert row['transforms'] == row['joints'], row  # one transform per moving joint
         # Latencies are receipt time minus those stamps: plausible only if they were copied.
-        assert 0 < row['p50_ms'] <= row['p99_ms'] < 1000, row
+        assert plausible_latencies(row, run_s), (row, run_s)
 
 
 def test_every_row_has_finite_cpu_and_ordered_latencies(smoke):
-    report, _ = smoke
+    report, _, run_s = smoke
     for row in report['end_to_end']:
         assert finite_positive(row['cpu_us_per_js']), row
         assert finite_positive(row['cpu_ratio']), row
         assert row['out_per_in'] > 0, row  # the relays published the stamps they were sent
         assert row['transforms'] == row['joints'], row  # same size of /tf as the node
-        assert 0 < row['p50_ms'] <= row['p99_ms'] < 1000, row
+        assert plausible_latencies(row, run_s), (row, run_s)
     baseline = [r for r in report['end_to_end'] if r['process'] == 'relay single']
     assert all(r['cpu_ratio'] == 1.0 for r in baseline)
 
 
 def test_in_process_start_up_and_memory_sections(smoke):
-    report, out = smoke
+    report, out, run_s = smoke
     assert [r['robot'] for r in report['in_process']] == report['robots']
     for row in report['in_process']:
         assert finite_positive(row['p50_us']) and row['p50_us'] <= row['p99_us'], row
         assert finite_positive(row['floor_p50_us']), row
-    assert finite_positive(report['startup_s']) and report['startup_s'] < 30
+    # Measured within the run, in seconds (the benchmark times it; this only reads it).
+    assert finite_positive(report['startup_s']) and report['startup_s'] < run_s
     assert report['memory'] and all(finite_positive(m['rss_mib']) for m in report['memory'])
     for heading in ('1. In-process', '2. End to end', 'targets (not asserted)', '3. Start-up',
                     '4. Memory', 'C++ robot_state_publisher 3.3.3'):

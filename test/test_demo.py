@@ -10,6 +10,7 @@ import sys
 import time
 
 from conftest import REPO, SAMPLE_URDF, SAMPLE_XACRO
+from node_fixtures import SAMPLE_CHILD, SAMPLE_STATIC
 import pytest
 
 from urdf_state_publisher import RobotModel
@@ -24,6 +25,10 @@ from urdf_state_publisher.demo import (
 from urdf_state_publisher.motion_source import MotionPlan, split_ros_args
 
 DEMO_TIMEOUT = 90
+WAIT_S = 30  # how long a test waits for processes to end, also on a loaded machine
+# Every frame of the sample robot: the root, the children of its moving joints, and of its
+# fixed joints and sensors.
+SAMPLE_FRAMES = {'base_footprint', *SAMPLE_CHILD.values(), *SAMPLE_STATIC}
 
 
 @pytest.fixture(scope='module')
@@ -39,6 +44,7 @@ def test_bundled_description_is_the_sample_robot():
 
 
 def test_joint_value_inverts_the_joint_transform(model):
+    assert set(model.scalar_joints) == set(SAMPLE_CHILD)
     for name in model.scalar_joints:
         lower, upper = model.limits(name)
         value = 0.5 if math.isinf(lower) else lower + 0.3 * (upper - lower)
@@ -74,6 +80,7 @@ def test_transform_cache_chains_to_the_model_poses(model):
     # Every joint's value given explicitly, mimic followers resolved as the node resolves them.
     update = model.update(tuple(values), list(values.values()))
     expected = model.frame_poses(dict(zip(update.plan.joints, update.values.tolist())))
+    assert set(expected) == SAMPLE_FRAMES
     for frame, pose in expected.items():
         chained = cache.pose_in(frame, model.root)
         assert chained.translation == pytest.approx(pose.translation, abs=1e-9), frame
@@ -87,9 +94,19 @@ def test_rate_meter():
     for k in range(101):
         meter.tick(10.0 + k * 0.02)
     assert meter.count == 101
-    assert meter.average() == pytest.approx(50.0)
-    assert meter.rate(12.0) == pytest.approx(50.0, rel=0.03)
+    assert meter.average() == pytest.approx(50.0)  # 100 intervals in 2 s
+    # The messages of the last 2 s, ends included, per second: all 101, then the 51 of
+    # 10.99-12.99 s; the exact counts over the window, so no tolerance beyond rounding.
+    assert meter.rate(12.0) == pytest.approx(101 / 2.0, abs=1e-12)
+    assert meter.rate(12.99) == pytest.approx(51 / 2.0, abs=1e-12)
     assert meter.rate(20.0) == 0.0  # nothing in the last window
+    # Within the first window: over the time since the first message, but at least 0.5 s.
+    early = RateMeter(window=2.0)
+    for now in (100.0, 100.1, 100.2):
+        early.tick(now)
+    assert early.rate(100.2) == pytest.approx(3 / 0.5, abs=1e-12)
+    early.tick(101.0)
+    assert early.rate(101.0) == pytest.approx(4 / 1.0, abs=1e-12)
 
 
 def test_view_and_summary_show_what_was_received(model):
@@ -199,7 +216,7 @@ def alive(pid):
     return stat.rsplit(')', 1)[1].split()[0] != 'Z'
 
 
-def wait_until_ended(pids, timeout=10.0):
+def wait_until_ended(pids, timeout=WAIT_S):
     """The pids still running after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while [pid for pid in pids if alive(pid)] and time.monotonic() < deadline:

@@ -15,6 +15,8 @@ from urdf_state_publisher.geometry import (
     quaternion_from_rpy,
     quaternion_multiply,
     rotate,
+    rpy_from_quaternion,
+    twist_angle,
 )
 
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
@@ -206,23 +208,33 @@ def test_pose_maps_points_like_its_matrix(pose, point):
 @pytest.mark.parametrize('rpy', [(0.0, 0.0, 0.0), (0.2, -0.3, 0.1), (-3.0, 1.2, 2.5),
                                  (0.5, -1.5, -2.9)])
 def test_rpy_from_quaternion_inverts_urdf_rpy(rpy):
-    from urdf_state_publisher.geometry import quaternion_from_rpy, rpy_from_quaternion
+    # Exact up to rounding (about 1e-15 here, pitch -1.5 included): a 1e-9 bound hid errors.
+    assert rpy_from_quaternion(quaternion_from_rpy(*rpy)) == pytest.approx(rpy, abs=TOLERANCE)
 
-    assert rpy_from_quaternion(quaternion_from_rpy(*rpy)) == pytest.approx(rpy, abs=1e-9)
+
+TWIST_AXIS = (0.0, 0.6, 0.8)
+# Unit axes normal to TWIST_AXIS, and swing angles in (-pi, pi).
+SWING_AXES = [(1.0, 0.0, 0.0), (0.0, 0.8, -0.6), (math.sqrt(0.5), -0.8 * math.sqrt(0.5),
+                                                   0.6 * math.sqrt(0.5))]
 
 
 @pytest.mark.parametrize('angle', [0.0, 0.4, -2.5, 3.1])
-def test_twist_angle_is_the_rotation_about_the_axis(angle):
-    from urdf_state_publisher.geometry import (
-        quaternion_from_axis_angle,
-        quaternion_multiply,
-        twist_angle,
-    )
+def test_twist_angle_of_a_pure_twist_is_its_angle(angle):
+    assert twist_angle(quaternion_from_axis_angle(TWIST_AXIS, angle), TWIST_AXIS) == \
+        pytest.approx(angle, abs=TOLERANCE)
 
-    axis = (0.0, 0.6, 0.8)
-    twist = quaternion_from_axis_angle(axis, angle)
-    assert twist_angle(twist, axis) == pytest.approx(angle, abs=1e-12)
-    # a swing about an axis normal to `axis`, after the twist, leaves the twist angle
-    swing = quaternion_from_axis_angle((1.0, 0.0, 0.0), 0.3)
-    assert twist_angle(quaternion_multiply(swing, twist), axis) == pytest.approx(
-        angle, abs=0.2)
+
+@pytest.mark.parametrize('swing_angle', [0.3, -2.0, 3.0])
+@pytest.mark.parametrize('swing_axis', SWING_AXES)
+@pytest.mark.parametrize('angle', [0.0, 0.4, -2.5, 3.1])
+def test_twist_angle_is_the_rotation_about_the_axis(angle, swing_axis, swing_angle):
+    """A swing about an axis normal to the twist axis, before or after it, leaves its angle.
+
+    With q = swing ⊗ twist, q's vector part along the axis is cos(swing/2)·sin(twist/2) and its
+    scalar part cos(swing/2)·cos(twist/2): the twist angle is exact, up to rounding.
+    """
+    assert abs(np.dot(swing_axis, TWIST_AXIS)) < TOLERANCE
+    twist = quaternion_from_axis_angle(TWIST_AXIS, angle)
+    swing = quaternion_from_axis_angle(swing_axis, swing_angle)
+    for rotation in (quaternion_multiply(swing, twist), quaternion_multiply(twist, swing)):
+        assert twist_angle(rotation, TWIST_AXIS) == pytest.approx(angle, abs=TOLERANCE)

@@ -16,6 +16,8 @@ from types import ModuleType, SimpleNamespace
 from xml.etree import ElementTree
 
 import pytest
+from urdf_parser_py import urdf
+import xacro
 import yaml
 
 PACKAGE = 'urdf_state_publisher'
@@ -411,6 +413,7 @@ def test_our_nodes_run_console_scripts_of_setup_py():
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda path: path.name)
 def test_every_node_names_package_and_executable(path):
     """Every Node names its package and executable as literals."""
+    assert launch_nodes(path), f'{path.name} starts no Node'
     for package, executable in launch_nodes(path):
         assert package and executable, f'{path.name}: a Node without literal package/executable'
 
@@ -578,10 +581,22 @@ def test_display_starts_rviz_and_an_optional_slider_gui():
             assert condition is None
 
 
+# What each file finds with FindPackageShare(PACKAGE): the default model, the main launch file
+# that display includes, and RViz's config.
+SHARE_PATHS = {
+    'urdf_state_publisher.launch.py': set(),
+    'display.launch.py': {('launch', 'urdf_state_publisher.launch.py'),
+                          ('config', 'display.rviz')},
+    'parameters.py': {('urdf', 'sample_arm.urdf.xacro')},
+}
+
+
 @pytest.mark.parametrize('path', [*LAUNCH_FILES, PARAMETERS_PY], ids=lambda path: path.name)
 def test_share_paths_exist_in_the_package(path):
     """Every file a launch file finds in this package's share exists in the source."""
-    for parts in own_share_paths(path):
+    found = own_share_paths(path)
+    assert set(found) == SHARE_PATHS[path.name]
+    for parts in found:
         assert PACKAGE_ROOT.joinpath(*parts).exists(), f'{path.name}: {"/".join(parts)} missing'
 
 
@@ -589,6 +604,7 @@ def test_setup_py_installs_the_shared_folders():
     """setup.py installs the folders the launch files look up in share/."""
     folders = {parts[0] for path in [*LAUNCH_FILES, PARAMETERS_PY]
                for parts in own_share_paths(path)}
+    assert folders == {'launch', 'config', 'urdf'}
     strings = [
         node.value for node in ast.walk(_parse(SETUP_PY))
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
@@ -708,7 +724,6 @@ def _canonical(xml_text: str) -> str:
 
 
 def _expand_xacro(monkeypatch, **mappings: str) -> str:
-    xacro = pytest.importorskip('xacro')
     # xacro names its input in a banner comment: expand the same relative path as the
     # regeneration command in the .xacro header does.
     monkeypatch.chdir(PACKAGE_ROOT)
@@ -860,7 +875,6 @@ def test_sample_sensors(sample):
 
 def test_sample_loads_with_the_ros_urdf_parser(sample):
     """urdf_parser_py loads the sample (it only warns about <sensor>)."""
-    urdf = pytest.importorskip('urdf_parser_py.urdf')
     robot = urdf.URDF.from_xml_string(SAMPLE_URDF.read_bytes())
     assert robot.get_root() == 'base_footprint'
     assert {joint.name for joint in robot.joints} == set(SAMPLE_JOINTS)

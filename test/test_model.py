@@ -14,9 +14,11 @@ from xml.etree import ElementTree
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import jvrc_description
 import numpy as np
 import pytest
 from reference_math import homogeneous, pose_matrix, quaternion_matrix, rodrigues
+import yourdfpy
 
 from urdf_state_publisher import Pose, RobotModel
 
@@ -25,7 +27,8 @@ pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_URDF = REPO / 'urdf' / 'sample_arm.urdf'
 SCALAR_TYPES = ('revolute', 'continuous', 'prismatic')
-FK_TOLERANCE = 1e-9
+# yourdfpy multiplies the same matrices in its own order: both agree to rounding (~1e-15).
+FK_TOLERANCE = 1e-12
 CONTINUOUS_RANGE = (-4 * math.pi, 4 * math.pi)
 PROPERTY = settings(max_examples=100, deadline=None)
 # Random configurations per robot for the forward-kinematics comparisons.
@@ -33,7 +36,6 @@ CONFIGURATIONS = {'sample_arm': 150, 'jvrc1': 60}
 
 
 def jvrc_urdf() -> Path:
-    jvrc_description = pytest.importorskip('jvrc_description')
     return Path(jvrc_description.__file__).parent / 'urdf' / 'jvrc1.urdf'
 
 
@@ -232,7 +234,6 @@ def without_mimics(text: bytes) -> bytes:
 
 
 def load_yourdfpy(text: bytes):
-    yourdfpy = pytest.importorskip('yourdfpy')
     return yourdfpy.URDF.load(io.BytesIO(text), load_meshes=False,
                               build_collision_scene_graph=False, load_collision_meshes=False)
 
@@ -313,14 +314,26 @@ def subject(request) -> Subject:
     return Subject(request.param, ROBOT_FILES[request.param]())
 
 
+class OnDemand(dict):
+    """A dict that makes each robot's entry on first use: a sample-arm test loads no jvrc1."""
+
+    def __init__(self, make):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, name: str):
+        self[name] = self._make(ROBOT_FILES[name]())
+        return self[name]
+
+
 @pytest.fixture(scope='module')
 def models() -> dict[str, RobotModel]:
-    return {name: RobotModel.from_file(path()) for name, path in ROBOT_FILES.items()}
+    return OnDemand(RobotModel.from_file)
 
 
 @pytest.fixture(scope='module')
 def refs() -> dict[str, RefRobot]:
-    return {name: read_robot(path().read_bytes()) for name, path in ROBOT_FILES.items()}
+    return OnDemand(lambda path: read_robot(path.read_bytes()))
 
 
 # The test's own reading of the files -------------------------------------------------------
@@ -450,7 +463,8 @@ def test_joint_pose_of_single_value_joints_clamps(subject):
     rng = np.random.default_rng(6)
     for name in subject.ref.scalar:
         joint = subject.ref.joints[name]
-        for value in subject.random_outside(rng, [name] * 5).values():
+        for _ in range(5):
+            value = subject.random_outside(rng, [name])[name]
             pose = subject.model.joint_pose(name, value)
             expected = joint.motion(joint.clamp(value))
             assert np.abs(pose_matrix(pose) - expected).max() <= FK_TOLERANCE, (name, value)
@@ -734,11 +748,13 @@ def unit_and_finite(transforms: np.ndarray) -> bool:
 @pytest.mark.parametrize('robot', sorted(ROBOT_FILES))
 @PROPERTY
 @given(data=st.data())
-def test_update_quaternions_are_unit_for_any_finite_input(models, robot, data):
+def test_update_quaternions_are_unit_for_any_finite_input(models, refs, robot, data):
     model = models[robot]
     names, positions = data.draw(joint_states(model))
     update = model.update(names, positions)
     assert update.non_finite == ()
+    # Every named joint and every follower of one is there: none was dropped to stay finite.
+    assert sorted(update.plan.joints) == sorted(refs[robot].resolve(dict(zip(names, positions))))
     assert unit_and_finite(update.transforms)
 
 
@@ -762,10 +778,10 @@ def test_update_clamps_to_limits_and_keeps_values_inside(models, refs, robot, da
 
 @PROPERTY
 @given(data=st.data())
-def test_continuous_joints_are_never_clamped(models, data):
+def test_continuous_joints_are_never_clamped(models, refs, data):
     model = models['sample_arm']
-    continuous = [n for n in model.scalar_joints if model.joint(n).type.value == 'continuous']
-    assert continuous
+    continuous = [n for n, j in refs['sample_arm'].joints.items() if j.type == 'continuous']
+    assert continuous == ['shoulder_pan_joint', 'wrist_roll_joint']
     names = data.draw(st.permutations(continuous))
     positions = data.draw(st.lists(finite, min_size=len(names), max_size=len(names)))
     update = model.update(names, positions)
@@ -790,12 +806,23 @@ def test_continuous_joint_with_a_limit_element_is_not_clamped(value):
 @pytest.mark.parametrize('multiplier, offset, leader', [(2.0, 0.0, 1e308),
                                                         (1.0, 1e308, 1e308)])
 def test_continuous_follower_of_huge_leader_stays_finite(multiplier, offset, leader):
-    model = RobotModel.from_urdf(robot_xml(
-        joint_xml('lead', 'continuous'),
-        joint_xml('follow', 'continuous', mimic=('lead', multiplier, offset))))
-    update = model.update(['lead'], [leader])
-    assert np.isfinite(update.values).all()
+    """The follower's value overflows: the leader that drives it is dropped, nothing else."""
+    joints = (joint_xml('lead', 'continuous'),
+              joint_xml('follow', 'continuous', mimic=('lead', multiplier, offset)),
+              joint_xml('side', 'continuous', xyz='0.1 0.2 0.3', axis='0 1 0'))
+    model, ref = RobotModel.from_urdf(robot_xml(*joints)), read_robot(robot_xml(*joints))
+    update = model.update(['lead', 'side'], [leader, 0.7])
+    assert update.non_finite == ('lead',)
+    assert update.plan.joints == ('side',)
+    assert update.values.tolist() == [0.7]
     assert unit_and_finite(update.transforms)
+    row = update.transforms[0].tolist()
+    assert np.abs(homogeneous(row[:3], quaternion_matrix(row[3:]))
+                  - ref.joints['side'].motion(0.7)).max() < 1e-12
+    # A quarter of that leader does not overflow: leader and follower are both there.
+    update = model.update(['lead'], [leader / 4])
+    assert update.plan.joints == ('lead', 'follow') and update.non_finite == ()
+    assert update.values.tolist() == [leader / 4, multiplier * (leader / 4) + offset]
 
 
 @pytest.mark.filterwarnings('ignore::RuntimeWarning')

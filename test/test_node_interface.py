@@ -33,21 +33,27 @@ def link(module_link):
     return module_link
 
 
-def endpoint(infos, node_name=NAME):
-    [info] = [i for i in infos if i.node_name == node_name]
-    return info.qos_profile
+def endpoints(graph, kind: str, topic: str) -> list:
+    """The node's publishers (kind 'publishers') or subscriptions on `topic`, as discovered."""
+    infos = getattr(graph, f'get_{kind}_info_by_topic')(topic)
+    return [i for i in infos if i.node_name == NAME]
 
 
 def test_topics_have_the_qos_of_robot_state_publisher(link):
     graph = link.probe.node
+    wanted = {'joint_states': ('subscriptions', '/joint_states'),
+              'multi_dof': ('subscriptions', '/multi_dof_joint_states'),
+              'tf': ('publishers', '/tf'), 'tf_static': ('publishers', '/tf_static'),
+              'description': ('publishers', '/robot_description')}
+    # Discovery announces a node's endpoints one by one: wait for all of them.
     link.probe.wait_until(
-        lambda: any(i.node_name == NAME for i in graph.get_publishers_info_by_topic(
-            '/robot_description')), 10, 'the node on the graph')
-    joint_states = endpoint(graph.get_subscriptions_info_by_topic('/joint_states'))
-    multi_dof = endpoint(graph.get_subscriptions_info_by_topic('/multi_dof_joint_states'))
-    tf = endpoint(graph.get_publishers_info_by_topic('/tf'))
-    tf_static = endpoint(graph.get_publishers_info_by_topic('/tf_static'))
-    description = endpoint(graph.get_publishers_info_by_topic('/robot_description'))
+        lambda: all(endpoints(graph, *where) for where in wanted.values()), 20,
+        "the node's five endpoints on the graph")
+    qos = {}
+    for name, where in wanted.items():
+        [info] = endpoints(graph, *where)
+        qos[name] = info.qos_profile
+    joint_states, multi_dof, tf, tf_static, description = qos.values()
 
     assert joint_states.reliability == ReliabilityPolicy.BEST_EFFORT
     assert joint_states.durability == DurabilityPolicy.VOLATILE

@@ -94,13 +94,16 @@ def test_unknown_joint_names_are_those_of_the_current_model(link):
     publisher = link.joint_states()
     link.publish_and_expect(publisher, joint_state(ns(105), ['head_pan_joint', 'elbow_joint'],
                                                    [0.1, 0.1]))
-    link.wait_for_diagnostics(lambda v: 'head_pan_joint' in v['unknown joint names'])
+    before = link.wait_for_diagnostics(lambda v: 'head_pan_joint' in v['unknown joint names'])
 
     [result] = link.set_parameters(robot_description=RELOADED)
     assert result.successful, result.reason
     link.publish_and_expect(publisher, joint_state(ns(106), ['head_pan_joint'], [0.2]))
 
-    values = link.wait_for_diagnostics(lambda v: True)
+    # A status that counts the state sent after the reload, not one still on its way from
+    # before it.
+    received = int(before['joint_states received'])
+    values = link.wait_for_diagnostics(lambda v: int(v['joint_states received']) > received)
     assert 'head_pan_joint' not in values['unknown joint names']
 
 
@@ -165,6 +168,10 @@ def test_frame_prefix_change_republishes_tf_static_with_the_prefix(link):
 # rclpy's reasons: out of range names the parameter; a wrong type names the expected type, as
 # 'Type.DOUBLE' (Humble, Jazzy) or its number, '3' (Kilted on: its enum prints as the number).
 OUT_OF_RANGE = 'Parameter publish_frequency out of range'
+# The values the module's node runs with (the fixture puts back the two it changes).
+STARTING_VALUES = {'publish_frequency': 20.0, 'frame_prefix': '', 'ignore_timestamp': False,
+                   'use_smallest_joint_limits': False, 'description_file': '',
+                   'use_robot_description_topic': False, 'xacro_args': []}
 
 
 def wrong_type(expected: str, number: int) -> tuple[str, ...]:
@@ -187,14 +194,23 @@ def test_unusable_runtime_values_are_rejected_with_a_reason(link, sec, name, val
 
     assert not result.successful
     assert result.reason.startswith(reasons), result.reason
-    # still running with the old values: 20 Hz, no prefix
+    assert link.get_parameter(name) == STARTING_VALUES[name]
+    # Still running with the old values: 20 Hz, timestamps not ignored, no prefix. The state
+    # 10 ms after the first also moves the shoulder, which is due: it comes out on /tf alone,
+    # which shows the elbow was received in it and held back by the rate limit, not lost.
     publisher = link.joint_states()
     link.publish_and_expect(publisher, joint_state(ns(sec), ['elbow_joint'], [0.1]))
-    publisher.publish(joint_state(ns(sec, 10_000_000), ['elbow_joint'], [0.2]))
+    held_back = link.publish_and_expect(publisher, joint_state(
+        ns(sec, 10_000_000), ['elbow_joint', 'shoulder_pan_joint'], [0.2, 0.2]))
     message = link.publish_and_expect(publisher, joint_state(ns(sec, 50_000_000), ['elbow_joint'],
                                                              [0.3]))
-    assert link.stamps() == [ns(sec), ns(sec, 50_000_000)]
-    assert message.transforms[0].child_frame_id == 'forearm_link'
+    assert link.stamps() == [ns(sec), ns(sec, 10_000_000), ns(sec, 50_000_000)]
+    assert children(held_back) == {'shoulder_pan_link'}
+    assert children(message) == {'forearm_link'}
+
+
+# rclpy refuses before the node's callback runs, with this reason.
+READ_ONLY = 'Trying to set a read-only parameter: {}.'
 
 
 @pytest.mark.parametrize('name, value', [
@@ -203,6 +219,9 @@ def test_unusable_runtime_values_are_rejected_with_a_reason(link, sec, name, val
     ('xacro_args', ['prefix:=x_']),
 ])
 def test_read_only_parameters_cannot_be_set_at_runtime(link, name, value):
+    """Each value would be usable at startup: only the read-only flag refuses it."""
     [result] = link.set_parameters(**{name: value})
 
     assert not result.successful
+    assert result.reason == READ_ONLY.format(name)
+    assert link.get_parameter(name) == STARTING_VALUES[name]

@@ -79,10 +79,19 @@ def test_a_changed_default_is_reported_in_each_place():
     assert '`30.0`' in readme
 
 
+# The parameters with their types and defaults, as the README documents them.
+DEFAULTS = {'robot_description': '', 'description_file': '', 'xacro_args': (),
+            'use_robot_description_topic': False, 'publish_frequency': 20.0,
+            'ignore_timestamp': False, 'frame_prefix': '', 'use_smallest_joint_limits': False,
+            'publish_default_positions': False}
+
+
 def test_node_config_has_a_field_per_parameter():
     assert [f.name for f in dataclasses.fields(NodeConfig)] == [s.name for s in PARAMETERS]
-    assert NodeConfig.from_values({}) == NodeConfig(
-        **{spec.name: spec.default for spec in PARAMETERS})
+    assert list(DEFAULTS) == [s.name for s in PARAMETERS]
+    config = NodeConfig.from_values({})
+    assert {name: getattr(config, name) for name in DEFAULTS} == DEFAULTS
+    assert type(config.publish_frequency) is float
 
 
 @pytest.mark.parametrize('values, expected', [
@@ -145,19 +154,27 @@ def described(start_node, probe):
     return (dict(zip(names, descriptors.descriptors)), dict(zip(names, values.values)))
 
 
-ROS_TYPES = {'bool': 1, 'double': 3, 'string': 4, 'string[]': 9}  # rcl_interfaces ParameterType
+# rcl_interfaces ParameterType of each parameter, as the README's table documents it.
+BOOL, DOUBLE, STRING, STRING_ARRAY = 1, 3, 4, 9
+ROS_TYPES = {'robot_description': STRING, 'description_file': STRING,
+             'xacro_args': STRING_ARRAY, 'use_robot_description_topic': BOOL,
+             'publish_frequency': DOUBLE, 'ignore_timestamp': BOOL, 'frame_prefix': STRING,
+             'use_smallest_joint_limits': BOOL, 'publish_default_positions': BOOL}
 
 
 def test_describe_parameters_shows_type_description_range_and_read_only(described):
+    from conftest import SAMPLE_URDF
+    from rclpy.parameter import parameter_value_to_python
+
     descriptors, values = described
+    assert set(descriptors) == set(ROS_TYPES)
     for spec in PARAMETERS:
         descriptor = descriptors[spec.name]
         assert descriptor.name == spec.name
-        assert descriptor.type == ROS_TYPES[spec.type_name], spec.name
-        assert values[spec.name].type == ROS_TYPES[spec.type_name], spec.name
+        assert descriptor.type == ROS_TYPES[spec.name], spec.name
+        assert values[spec.name].type == ROS_TYPES[spec.name], spec.name
         assert descriptor.description == spec.description
         assert descriptor.additional_constraints == spec.constraints
-        assert descriptor.read_only == spec.read_only, spec.name
         assert not descriptor.dynamic_typing, spec.name
     assert {name for name, d in descriptors.items() if d.read_only} == {
         'description_file', 'xacro_args', 'use_robot_description_topic',
@@ -167,6 +184,7 @@ def test_describe_parameters_shows_type_description_range_and_read_only(describe
     assert frequency_range.to_value > 1e300 and frequency_range.step == 0.0
     assert descriptors['publish_frequency'].additional_constraints == (
         'a positive, finite number of Hz')
-    # the integer of the params file, as a double
-    assert values['publish_frequency'].double_value == 50.0
-    assert list(values['xacro_args'].string_array_value) == []
+    # The defaults, but for the description given and the params file's integer, as a double.
+    expected = {**DEFAULTS, 'robot_description': SAMPLE_URDF.read_text(),
+                'publish_frequency': 50.0, 'xacro_args': []}
+    assert {name: parameter_value_to_python(value) for name, value in values.items()} == expected

@@ -1,7 +1,9 @@
 """Reliability and security of description loading: fuzzing, XML attacks, huge inputs.
 
-Every input must end as a RobotModel or as a DescriptionError with a message, quickly; a model
-that builds must give finite transforms with unit quaternions. Tests marked `slow` run with
+Every input must end as a RobotModel or as a DescriptionError with a message, within a CPU-time
+limit that only a hang exceeds; a model that builds must give finite transforms with unit
+quaternions. No test here bounds wall-clock time (that is the benchmark's business): where cost
+matters, tests compare CPU times of the same process as a ratio. Tests marked `slow` run with
 --run-slow only (test/pytest_slow.py).
 """
 
@@ -11,7 +13,6 @@ from collections.abc import Iterator
 import contextlib
 import copy
 import http.server
-import importlib.util
 import json
 import math
 import os
@@ -26,10 +27,18 @@ import time
 from conftest import SAMPLE_URDF
 from hypothesis import given, HealthCheck, settings
 from hypothesis import strategies as st
+import jvrc_description
 from lxml import etree
 import numpy as np
 import pytest
-from reference_math import matrix_quaternion, pose_matrix, rpy_matrix
+from reference_math import (
+    homogeneous,
+    matrix_quaternion,
+    pose_matrix,
+    quaternion_matrix,
+    rodrigues,
+    rpy_matrix,
+)
 
 from urdf_state_publisher import DescriptionError, RobotModel
 from urdf_state_publisher.description import JointType
@@ -38,9 +47,7 @@ pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 
 # --------------------------------------------------------------------------- budgets
 
-# Wall-clock bound for one fuzz case (parse, build, a few updates), and the CPU time after
-# which a case is interrupted as a hang.
-CASE_SECONDS = 2.0
+# The CPU time after which a case (parse, build, a few updates) is interrupted as a hang.
 CASE_CPU_LIMIT_S = 5.0
 # "Physical" magnitude: models whose numbers stay below this cannot overflow a double in any
 # update (see `overflow_free`); joint values fed to updates stay below HUGE_VALUE.
@@ -58,10 +65,7 @@ def fuzz_settings(examples: int, **extra) -> settings:
 # --------------------------------------------------------------------------- sources
 
 def jvrc1_path() -> Path:
-    spec = importlib.util.find_spec('jvrc_description')
-    if spec is None or spec.origin is None:
-        pytest.skip('jvrc-description is not installed')
-    return Path(spec.origin).parent / 'urdf' / 'jvrc1.urdf'
+    return Path(jvrc_description.__file__).parent / 'urdf' / 'jvrc1.urdf'
 
 
 def _load_tree(path: Path) -> etree._Element:
@@ -69,11 +73,15 @@ def _load_tree(path: Path) -> etree._Element:
     return etree.parse(str(path), parser).getroot()
 
 
-HAVE_JVRC1 = importlib.util.find_spec('jvrc_description') is not None
+def _frames(root: etree._Element) -> set[str]:
+    """The frames a model of `root` has, as the XML says: its links and its sensors."""
+    return {e.get('name') for e in root.iter('link', 'sensor')}
+
+
 SAMPLE_TREE = _load_tree(SAMPLE_URDF)
-JVRC1_TREE = _load_tree(jvrc1_path()) if HAVE_JVRC1 else None
-SEED_TREES = [tree for tree in (SAMPLE_TREE, JVRC1_TREE) if tree is not None]
-needs_jvrc1 = pytest.mark.skipif(not HAVE_JVRC1, reason='jvrc-description is not installed')
+JVRC1_TREE = _load_tree(jvrc1_path())
+SEED_TREES = [SAMPLE_TREE, JVRC1_TREE]
+SINGLE_VALUE = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC)
 
 
 # --------------------------------------------------------------------------- the oracle
@@ -98,8 +106,12 @@ def cpu_time_limit(seconds: float) -> Iterator[None]:
 
 
 def test_cpu_time_limit_interrupts_a_busy_case() -> None:
-    """The hang detector itself: a busy loop is stopped, even inside `except Exception`."""
-    start = time.perf_counter()
+    """The hang detector itself: a busy loop is stopped, even inside `except Exception`.
+
+    Counted in CPU time, as the limit is: a loaded machine stretches the wall-clock time only.
+    The kernel charges CPU time to the timer in ticks: it may fire a few ms early.
+    """
+    start = time.process_time()
     with pytest.raises(CaseTimeout):
         with cpu_time_limit(0.2):
             while True:
@@ -107,7 +119,18 @@ def test_cpu_time_limit_interrupts_a_busy_case() -> None:
                     sum(range(1000))
                 except Exception:  # noqa: BLE001 - what a sloppy parser might do
                     pass
-    assert time.perf_counter() - start < 2.0
+    used = time.process_time() - start
+    assert 0.1 <= used < 2.0, f'interrupted after {used:.2f} s of CPU time'
+
+
+def cpu_seconds(function, repeat: int = 5) -> float:
+    """The least CPU time of `repeat` calls of `function` (this thread's: load hardly moves it)."""
+    best = math.inf
+    for _ in range(repeat):
+        start = time.thread_time()
+        function()
+        best = min(best, time.thread_time() - start)
+    return best
 
 
 def load(document: str | bytes) -> RobotModel | DescriptionError:
@@ -174,7 +197,8 @@ def check_model(model: RobotModel, data: st.DataObject, *, extreme: bool = False
     """Drive a built model with random joint states; return whether it was overflow-free.
 
     Transforms must be finite with unit quaternions whenever the model is overflow-free
-    (`require_finite=None`) or always (`require_finite=True`).
+    (`require_finite=None`) or always (`require_finite=True`). An update of every joint at once
+    must hold every joint or report it; in an overflow-free model, exactly the joints it should.
     """
     tame = overflow_free(model)
     strict = tame if require_finite is None else require_finite
@@ -194,12 +218,31 @@ def check_model(model: RobotModel, data: st.DataObject, *, extreme: bool = False
                 assert_finite_unit(update.transforms, f'update {names} {positions}')
         # every joint at once: many values, drawn from a seeded generator
         rng = random.Random(data.draw(st.integers(0, 2**32), label='value seed'))
-        everything = [random_value(rng, extreme) for _ in model.scalar_joints]
-        update = model.update(model.scalar_joints, everything)
+        scalar = [j.name for j in model.description.joints if j.type in SINGLE_VALUE]
+        everything = [random_value(rng, extreme) for _ in scalar]
+        update = model.update(scalar, everything)
+    # Each joint is named once: it is computed or dropped (reported), never silently lost.
+    assert len(set(update.plan.joints)) == len(update.plan.joints)
+    assert set(update.plan.joints) | set(update.non_finite) == set(scalar)
+    if tame and not extreme:  # nothing overflows: exactly the NaN and infinite values go
+        sent = dict(zip(scalar, everything))
+        assert update.non_finite == tuple(n for n, v in sent.items() if not math.isfinite(v))
+        # what is left: the finite values, and followers of one of them (theirs dropped)
+        leader = {j.name: j.mimic.joint for j in model.description.joints
+                  if j.mimic and j.mimic.joint in sent}
+        moved = set()
+        for name in scalar:
+            source = name  # the loader refuses mimic cycles: the walk ends
+            while not math.isfinite(sent[source]) and source in leader:
+                source = leader[source]
+            if math.isfinite(sent[source]):
+                moved.add(name)
+        assert set(update.plan.joints) == moved
     if strict:
         assert_finite_unit(update.transforms, 'update of every joint')
     if tame:  # composing origins of 1e308 overflows whatever the model does
         poses = model.frame_poses()
+        assert set(poses) == set(model.links) | {s.name for s in model.sensors}
         assert_finite_unit([(*p.translation, *p.rotation) for p in poses.values()],
                            'frame poses at default positions')
     return tame
@@ -216,8 +259,7 @@ def count(source: str, outcome: str) -> None:
 
 def check_document(document: str | bytes, data: st.DataObject, source: str,
                    **options) -> None:
-    """The fuzz oracle: DescriptionError or a sound model, within CASE_SECONDS."""
-    start = time.perf_counter()
+    """The fuzz oracle: DescriptionError or a sound model, within CASE_CPU_LIMIT_S."""
     with cpu_time_limit(CASE_CPU_LIMIT_S):
         result = load(document)
         if isinstance(result, DescriptionError):
@@ -225,8 +267,6 @@ def check_document(document: str | bytes, data: st.DataObject, source: str,
         else:
             tame = check_model(result, data, **options)
             count(source, 'model' if tame else 'model (not overflow-free)')
-    elapsed = time.perf_counter() - start
-    assert elapsed < CASE_SECONDS, f'case took {elapsed:.2f} s'
 
 
 @pytest.fixture(scope='module', autouse=True)
@@ -508,7 +548,6 @@ def test_fuzz_mutated_sample_arm_long(data: st.DataObject) -> None:
     check_document(mutated_document(SAMPLE_TREE, data), data, 'sample_arm')
 
 
-@needs_jvrc1
 @fuzz_settings(JVRC1_EXAMPLES)
 @given(st.data())
 def test_fuzz_mutated_jvrc1(data: st.DataObject) -> None:
@@ -516,7 +555,6 @@ def test_fuzz_mutated_jvrc1(data: st.DataObject) -> None:
 
 
 @pytest.mark.slow
-@needs_jvrc1
 @fuzz_settings(JVRC1_EXAMPLES * SLOW_FACTOR)
 @given(st.data())
 def test_fuzz_mutated_jvrc1_long(data: st.DataObject) -> None:
@@ -590,27 +628,62 @@ def test_sample_arm_as_urdf_1_1_has_the_poses_of_the_sample() -> None:
     assert rewritten.description.version == '1.1'
     assert rewritten.warnings == ()
     poses = original.frame_poses()
+    assert set(poses) == set(rewritten.frame_poses()) == _frames(SAMPLE_TREE)
     for frame, pose in rewritten.frame_poses().items():
         assert np.abs(pose_matrix(pose) - pose_matrix(poses[frame])).max() < 1e-12, frame
 
 
+def unit_quaternion(text: str) -> tuple[float, ...] | None:
+    """The rotation a quat_xyzw text stands for, or None if it is not four finite numbers, not
+    all zero (the test's own reading: scaled by its largest part first, so nothing overflows)."""
+    try:
+        parts = [float(c) for c in text.split()]
+    except ValueError:
+        return None
+    if len(parts) != 4 or not all(map(math.isfinite, parts)) or not any(parts):
+        return None
+    largest = max(map(abs, parts))
+    parts = [c / largest for c in parts]
+    norm = math.sqrt(sum(c * c for c in parts))
+    return tuple(c / norm for c in parts)
+
+
 @pytest.mark.parametrize('quaternion', QUATERNION_WORDS)
 def test_nasty_quaternion_on_every_origin_is_refused_or_sound(quaternion: str) -> None:
-    """Each nasty quaternion on each joint or sensor origin: an error naming it, or a model."""
-    for index, origin in enumerate(SAMPLE_1_1_TREE.iter('origin')):
+    """Each nasty quaternion on each origin: a valid one is the origin's rotation; an invalid
+    one refuses the robot with an error naming it, or, on a sensor, skips that sensor."""
+    expected = unit_quaternion(quaternion)
+    origins = list(SAMPLE_1_1_TREE.iter('origin'))
+    assert {o.getparent().tag for o in origins} == {'joint', 'visual', 'sensor'}
+    for index, origin in enumerate(origins):
         root = copy.deepcopy(SAMPLE_1_1_TREE)
         target = list(root.iter('origin'))[index]
         target.set('quat_xyzw', quaternion)
         result = load(etree.tostring(root, encoding='unicode'))
         owner = origin.getparent()
-        if isinstance(result, DescriptionError):
+        name = owner.get('name') or owner.getparent().get('name')
+        if expected is None and owner.tag != 'sensor':
+            assert isinstance(result, DescriptionError), f'{quaternion!r} on {name} accepted'
             assert 'quat_xyzw' in str(result), str(result)
-            assert repr(owner.get('name') or owner.getparent().get('name')) in str(result)
+            assert repr(name) in str(result)
+            continue
+        assert isinstance(result, RobotModel), f'{quaternion!r} on {name}: {result}'
+        if expected is None:
+            assert set(result.frame_poses()) == _frames(SAMPLE_TREE) - {name}
+            assert [w for w in result.warnings if repr(name) in w and 'quat_xyzw' in w
+                    and w.endswith('sensor skipped')], result.warnings
         else:
-            assert_finite_unit([(*s.pose.translation, *s.pose.rotation)
-                                for s in result.static_transforms()], quaternion)
-            assert_finite_unit([(*p.translation, *p.rotation)
-                                for p in result.frame_poses().values()], quaternion)
+            assert set(result.frame_poses()) == _frames(SAMPLE_TREE)
+            assert result.warnings == ()
+            kept = {j.name: j.origin for j in result.description.joints} | {
+                s.name: s.origin for s in result.sensors}
+            if owner.tag != 'visual':  # a link part's origin is checked, not kept
+                assert np.abs(quaternion_matrix(kept[name].rotation)
+                              - quaternion_matrix(expected)).max() < 1e-12, name
+        assert_finite_unit([(*s.pose.translation, *s.pose.rotation)
+                            for s in result.static_transforms()], quaternion)
+        assert_finite_unit([(*p.translation, *p.rotation)
+                            for p in result.frame_poses().values()], quaternion)
 
 
 @fuzz_settings(SAMPLE_EXAMPLES)
@@ -675,48 +748,80 @@ def two_joint_robot(follower: str, leader: str = 'continuous', extra: str = '') 
         f'<axis xyz="0 0 1"/>{follower}</joint>{extra}</robot>')
 
 
+# A joint beside the overflowing ones, sent in the same message: its exact pose must survive.
+SIDE = ('<link name="side_link"/><joint name="side" type="continuous"><parent link="{parent}"/>'
+        '<child link="side_link"/><origin xyz="0.1 0.2 0.3"/><axis xyz="0 1 0"/></joint>')
+SIDE_VALUE = 0.7
+
+
+def assert_only_side_is_left(update, dropped: tuple[str, ...]) -> None:
+    """`dropped` were reported and left out; the side joint's row is its exact pose."""
+    assert update.non_finite == dropped
+    assert update.plan.joints == ('side',)
+    assert update.values.tolist() == [SIDE_VALUE]
+    row = update.transforms[0].tolist()
+    expected = homogeneous((0.1, 0.2, 0.3), rodrigues((0.0, 1.0, 0.0), SIDE_VALUE))
+    assert np.abs(homogeneous(row[:3], quaternion_matrix(row[3:])) - expected).max() < 1e-12
+
+
 def test_overflow_mimic_product_gives_finite_transforms() -> None:
-    model = RobotModel.from_urdf(two_joint_robot('<mimic joint="lead" multiplier="2"/>'))
+    model = RobotModel.from_urdf(two_joint_robot('<mimic joint="lead" multiplier="2"/>',
+                                                 extra=SIDE.format(parent='a')))
     with np.errstate(all='ignore'):
-        update = model.update(['lead'], [1e308])
-    assert_finite_unit(update.transforms, 'leader 1e308, follower x2')
+        update = model.update(['lead', 'side'], [1e308, SIDE_VALUE])
+    assert_only_side_is_left(update, ('lead',))
+    # half as much does not overflow: leader and follower are both there
+    update = model.update(['lead'], [5e307])
+    assert update.plan.joints == ('lead', 'follow') and update.non_finite == ()
+    assert update.values.tolist() == [5e307, 1e308]
+    assert_finite_unit(update.transforms, 'leader 5e307, follower x2')
+
+
+def mimic_gain_chain(multiplier: str) -> str:
+    """j0 → j1 → j2, each follower `multiplier` times its leader, and the side joint."""
+    links = ''.join(f'<link name="l{i}"/>' for i in range(4))
+    joints = ''.join(
+        f'<joint name="j{i}" type="continuous"><parent link="l{i}"/><child link="l{i + 1}"/>'
+        f'<axis xyz="0 0 1"/>'
+        + (f'<mimic joint="j{i - 1}" multiplier="{multiplier}"/>' if i else '')
+        + '</joint>' for i in range(3))
+    return f'<robot name="r">{links}{joints}{SIDE.format(parent="l0")}</robot>'
 
 
 def test_overflow_composed_mimic_chain_is_refused_or_finite() -> None:
-    links = ''.join(f'<link name="l{i}"/>' for i in range(4))
-    joints = ''.join(
-        f'<joint name="j{i}" type="continuous"><parent link="l{i}"/><child link="l{i + 1}"/>'
-        f'<axis xyz="0 0 1"/>' + (f'<mimic joint="j{i - 1}" multiplier="1e200"/>' if i else '')
-        + '</joint>' for i in range(3))
-    result = load(f'<robot name="r">{links}{joints}</robot>')
-    if isinstance(result, DescriptionError):
-        return  # refusing such a chain at load time is a fine fix too
-    with np.errstate(all='ignore'):
-        for value in (0.0, 1.0, -3.0):
-            update = result.update(['j0'], [value])
-            assert_finite_unit(update.transforms, f'chain of x1e200 mimics at {value}')
+    result = load(mimic_gain_chain('1e200'))
+    if isinstance(result, DescriptionError):  # refusing such a chain at load time is fine too
+        assert 'mimic' in str(result) and 'multiplier' in str(result), str(result)
+        return
+    with np.errstate(all='ignore'):  # the composed gain 1e400 is infinite, even times 0
+        update = result.update(['j0', 'side'], [0.0, SIDE_VALUE])
+        assert update.plan.joints == ('j0', 'side', 'j1', 'j2')
+        assert update.values.tolist() == [0.0, SIDE_VALUE, 0.0, 0.0]
+        for value in (1.0, -3.0):  # j1 = 1e200·value is finite, j2 = 1e400·value is not
+            update = result.update(['j0', 'side'], [value, SIDE_VALUE])
+            assert_only_side_is_left(update, ('j0',))
 
 
 def test_overflow_after_dropping_a_leader_is_finite() -> None:
-    links = ''.join(f'<link name="l{i}"/>' for i in range(4))
-    joints = ''.join(
-        f'<joint name="j{i}" type="continuous"><parent link="l{i}"/><child link="l{i + 1}"/>'
-        f'<axis xyz="0 0 1"/>' + (f'<mimic joint="j{i - 1}" multiplier="1e300"/>' if i else '')
-        + '</joint>' for i in range(3))
-    model = RobotModel.from_urdf(f'<robot name="r">{links}{joints}</robot>')
+    model = RobotModel.from_urdf(mimic_gain_chain('1e300'))
     with np.errstate(all='ignore'):
-        update = model.update(['j0', 'j1'], [1.0, 1e10])
-    assert_finite_unit(update.transforms, 'j1 = 1e10 drives j2 = 1e310, then j0 drives j2')
+        update = model.update(['j0', 'j1', 'side'], [1.0, 1e10, SIDE_VALUE])
+    # j1 = 1e10 drives j2 = 1e310, then j0 drives j2 = 1e600
+    assert_only_side_is_left(update, ('j1', 'j0'))
 
 
 def test_overflow_prismatic_translation_is_finite() -> None:
     model = RobotModel.from_urdf(
         '<robot name="r"><link name="a"/><link name="b"/><joint name="p" type="prismatic">'
         '<parent link="a"/><child link="b"/><origin xyz="1e308 0 0"/><axis xyz="1 0 0"/>'
-        '<limit lower="0" upper="1e308" effort="1" velocity="1"/></joint></robot>')
+        '<limit lower="0" upper="1e308" effort="1" velocity="1"/></joint>'
+        f'{SIDE.format(parent="a")}</robot>')
     with np.errstate(all='ignore'):
-        update = model.update(['p'], [1e308])
-    assert_finite_unit(update.transforms, 'prismatic 1e308 + 1e308')
+        update = model.update(['p', 'side'], [1e308, SIDE_VALUE])
+    assert_only_side_is_left(update, ('p',))  # 1e308 + 1e308
+    update = model.update(['p'], [1e307])
+    assert update.plan.joints == ('p',) and update.non_finite == ()
+    assert update.transforms.tolist() == [[1e308 + 1e307, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]]
 
 
 def test_axis_near_the_largest_double_stays_unit() -> None:
@@ -724,17 +829,28 @@ def test_axis_near_the_largest_double_stays_unit() -> None:
     model = RobotModel.from_urdf(
         '<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="continuous">'
         f'<parent link="a"/><child link="b"/><axis xyz="{big!r} {big!r} 0"/></joint></robot>')
-    assert model.joint('j').axis == pytest.approx((math.sqrt(0.5), math.sqrt(0.5), 0.0))
-    assert_finite_unit(model.update(['j'], [1.0]).transforms, 'rotation about that axis')
+    axis = (math.sqrt(0.5), math.sqrt(0.5), 0.0)
+    assert model.joint('j').axis == pytest.approx(axis)
+    update = model.update(['j'], [1.0])
+    assert update.plan.joints == ('j',)
+    assert_finite_unit(update.transforms, 'rotation about that axis')
+    row = update.transforms[0].tolist()
+    assert row[:3] == [0.0, 0.0, 0.0]
+    assert np.abs(quaternion_matrix(row[3:]) - rodrigues(axis, 1.0)).max() < 1e-12
 
 
 def test_overflow_free_models_tolerate_huge_joint_values() -> None:
     """The bound the fuzz relies on: 1e300 joint values through x2 mimics stay finite."""
     model = RobotModel.from_file(jvrc1_path())
     assert overflow_free(model)
-    values = np.full(len(model.scalar_joints), HUGE_VALUE)
+    scalar = [j.get('name') for j in JVRC1_TREE.iter('joint')
+              if j.get('type') in ('revolute', 'continuous', 'prismatic')]
+    values = np.full(len(scalar), HUGE_VALUE)
     values[::2] = -HUGE_VALUE
-    assert_finite_unit(model.update(model.scalar_joints, values).transforms, 'jvrc1 at 1e300')
+    update = model.update(scalar, values)
+    assert update.non_finite == ()
+    assert update.plan.joints == tuple(scalar)
+    assert_finite_unit(update.transforms, 'jvrc1 at 1e300')
 
 
 # --------------------------------------------------------------------------- 2. XML attacks
@@ -884,6 +1000,14 @@ ATTACK_OUTCOMES = {
     'many-attributes': 'accepted',
     'many-namespaces': 'accepted',
 }
+# The links of each accepted attack: what its own elements name, nothing included or expanded.
+ACCEPTED_LINKS = {
+    'xinclude': ('a',),
+    'xml-stylesheet': ('a', 'b'),
+    'schema-location': ('a',),
+    'many-attributes': ('a',),
+    'many-namespaces': ('a',),
+}
 # Encodings the attacks are also sent in (the refusal must not depend on a byte pattern).
 ATTACK_ENCODINGS = ['str', 'utf-8', 'utf-16', 'utf-16-le', 'utf-32', 'utf-7', 'cp037']
 
@@ -920,29 +1044,27 @@ def attack_env(attack_set):
 @pytest.mark.parametrize('encoding', ATTACK_ENCODINGS)
 @pytest.mark.parametrize('attack', sorted(ATTACK_OUTCOMES))
 def test_xml_attack_is_refused_or_harmless(attack: str, encoding: str, attack_env) -> None:
+    """Refused for the expected reason or built from its own elements only, reading nothing.
+
+    An expansion that ran away would be stopped by the CPU-time limit and fail the test.
+    """
     encoded, fifo, hits = attack_env
     document = encoded[attack, encoding]
-    start = time.perf_counter()
     with cpu_time_limit(CASE_CPU_LIMIT_S):
         result = load(document)
-    elapsed = time.perf_counter() - start
     expected = ATTACK_OUTCOMES[attack]
     if isinstance(result, DescriptionError):
         message = str(result)
-        if encoding == 'cp037':  # EBCDIC: libxml2 refuses the encoding itself
-            assert 'EBCDIC' in message or expected in message, message
-        else:
-            assert expected in message, message
+        # EBCDIC (cp037): libxml2 refuses the encoding itself, before reading any markup
+        assert expected in message or (encoding == 'cp037' and 'EBCDIC' in message), message
         assert SECRET not in message
         assert len(message) < 400, message
     else:
-        assert expected == 'accepted' or encoding == 'cp037', f'{attack} was accepted'
-        everything = repr(result.description)
-        assert SECRET not in everything
-        assert '&' not in ''.join(result.links)
+        assert expected == 'accepted', f'{attack} was accepted'
+        assert SECRET not in repr(result.description)
+        assert result.links == ACCEPTED_LINKS[attack]
     assert not fifo.opened, 'the parser opened the named pipe'
     assert hits == [], f'the parser fetched {hits}'
-    assert elapsed < 1.0, f'{elapsed:.2f} s'
 
 
 @fuzz_settings(HOSTILE_EXAMPLES)
@@ -1019,12 +1141,10 @@ MESSAGE_LIMIT = 2000
                  + '" type="x"/></robot>', 'unknown type', id='1MB-joint-name'),
 ])
 def test_error_messages_stay_short(document: str, phrase: str) -> None:
-    start = time.perf_counter()
-    error = load(document)
-    elapsed = time.perf_counter() - start
+    with cpu_time_limit(CASE_CPU_LIMIT_S):
+        error = load(document)
     assert isinstance(error, DescriptionError)
     assert phrase in str(error)
-    assert elapsed < 5.0
     assert len(str(error)) <= MESSAGE_LIMIT, f'message of {len(str(error))} characters'
 
 
@@ -1092,65 +1212,70 @@ def measure_in_child(kind: str, megabytes: float, timeout: float) -> dict:
     return result
 
 
-# A description is handled in bounded time and memory: at most this many seconds and this
-# many bytes of extra memory per byte of input.
-BIG_SECONDS = 10.0
+# A description is handled in bounded memory: at most this many bytes of extra memory per byte
+# of input. The child's own timeout only bounds how long the test waits for a hung parse.
 MEMORY_PER_BYTE = 4.0
+CHILD_TIMEOUT_S = 120.0
+
+
+def assert_refused_for_its_size(result: dict) -> None:
+    """Refused by the size check, which runs before the XML parser sees a byte."""
+    assert result['bytes'] >= 50e6
+    assert result['outcome'].startswith(
+        f"refused: robot description is {result['bytes']} bytes"), result['outcome']
+    assert 'more than the 32 MiB this node accepts' in result['outcome'], result['outcome']
+    assert result['extra_mb'] * 1e6 < MEMORY_PER_BYTE * result['bytes']
 
 
 @pytest.mark.parametrize('kind', ['comment', 'text', 'attribute'])
-def test_50mb_description_is_handled_in_bounded_time_and_memory(kind: str) -> None:
-    result = measure_in_child(kind, 50, timeout=60)
-    assert result['bytes'] >= 50e6
-    assert result['seconds'] < BIG_SECONDS
-    assert result['extra_mb'] * 1e6 < MEMORY_PER_BYTE * result['bytes']
-    assert result['outcome'].startswith('refused'), 'lxml refuses nodes above 10 MB'
+def test_50mb_description_is_refused_before_parsing_in_bounded_memory(kind: str) -> None:
+    assert_refused_for_its_size(measure_in_child(kind, 50, timeout=CHILD_TIMEOUT_S))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize('kind', ['visuals', 'links', 'comments'])
 def test_50mb_description_of_many_elements(kind: str) -> None:
-    result = measure_in_child(kind, 50, timeout=3 * BIG_SECONDS)
-    assert result['seconds'] < BIG_SECONDS
-    assert result['extra_mb'] * 1e6 < MEMORY_PER_BYTE * result['bytes']
+    assert_refused_for_its_size(measure_in_child(kind, 50, timeout=CHILD_TIMEOUT_S))
 
 
-def test_visual_elements_parse_quickly() -> None:
-    """2 MB of <visual> elements: lxml alone needs ~40 ms; the loader takes ~1.1 s."""
+def test_visual_elements_cost_about_what_lxml_takes_to_parse_them() -> None:
+    """2 MB of <visual> elements: a URDF 1.0 link's contents are not read, only parsed.
+
+    The loader once took ~1.1 s where lxml alone needs ~40 ms; now about 2.5 times lxml's CPU
+    time (best of 5 each, so that load does not skew the ratio).
+    """
     visual = ('<visual><origin xyz="0 0 0.1" rpy="0 0 0"/><geometry><box size="0.1 0.2 0.3"/>'
               '</geometry></visual>')
     text = SAMPLE_URDF.read_text().replace(
         '<link name="base_footprint"/>',
         '<link name="base_footprint">' + visual * (2_000_000 // len(visual)) + '</link>')
-    start = time.perf_counter()
-    RobotModel.from_urdf(text)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 0.25, f'{elapsed:.2f} s for {len(text) / 1e6:.1f} MB'
-
-
-CHAIN_BUILD_SECONDS = 10.0
+    model = RobotModel.from_urdf(text)
+    assert set(model.links) == {e.get('name') for e in SAMPLE_TREE.iter('link')}
+    assert model.warnings == ()
+    data, parser = text.encode(), etree.XMLParser(remove_comments=True)
+    ratio = cpu_seconds(lambda: RobotModel.from_urdf(text)) / cpu_seconds(
+        lambda: etree.fromstring(data, parser))
+    assert ratio < 10, f'the loader took {ratio:.1f} times as long as lxml alone'
 
 
 def test_10000_link_chain_builds_and_updates() -> None:
-    text = chain_text(10_000)
-    start = time.perf_counter()
-    model = RobotModel.from_urdf(text)
-    built = time.perf_counter() - start
+    """Every joint continuous about z, each origin 1 mm along x turned 0.01 rad about z: the
+    tip pose is a planar sum, computed here directly."""
+    model = RobotModel.from_urdf(chain_text(10_000))
     assert len(model.links) == 10_000
-    assert built < CHAIN_BUILD_SECONDS
-    values = np.linspace(-3, 3, len(model.scalar_joints))
-    start = time.perf_counter()
-    update = model.update(model.scalar_joints, values)
-    first = time.perf_counter() - start
-    start = time.perf_counter()
-    update = model.update(model.scalar_joints, values)
-    again = time.perf_counter() - start
-    assert_finite_unit(update.transforms, '10k chain')
-    tip = model.frame_pose('link_9999', dict(zip(model.scalar_joints, values)))
-    assert_finite_unit([(*tip.translation, *tip.rotation)], 'tip pose')
-    print(f'\n10k-link chain: build {built:.2f} s, first update {first * 1e3:.1f} ms, '
-          f'next {again * 1e3:.2f} ms')
-    assert first < 1.0 and again < 0.1
+    names = [f'joint_{i}' for i in range(9_999)]
+    values = np.linspace(-3, 3, len(names))
+    first = model.update(names, values)
+    again = model.update(names, values)
+    assert again.plan is first.plan  # planned once
+    assert again.plan.joints == tuple(names) and again.non_finite == () and again.clamped == ()
+    assert_finite_unit(again.transforms, '10k chain')
+    yaw = np.cumsum(0.01 + values)  # of link_1 ... link_9999
+    heading = np.concatenate(([0.0], yaw[:-1]))  # of each joint's parent, where its origin is
+    expected = homogeneous((0.001 * np.cos(heading).sum(), 0.001 * np.sin(heading).sum(), 0.0),
+                           rodrigues((0.0, 0.0, 1.0), yaw[-1]))
+    tip = model.frame_pose('link_9999', dict(zip(names, values)))
+    assert np.abs(pose_matrix(tip) - expected).max() < 1e-9
 
 
 def mimic_chain(depth: int) -> str:
@@ -1162,17 +1287,18 @@ def mimic_chain(depth: int) -> str:
     return f'<robot name="r">{links}{joints}</robot>'
 
 
-def first_update_seconds(model: RobotModel) -> float:
-    start = time.perf_counter()
-    model.update(['j0'], [0.1])
-    return time.perf_counter() - start
-
-
 def test_deep_mimic_chain_plans_in_linear_time() -> None:
     small, large = (RobotModel.from_urdf(mimic_chain(depth)) for depth in (400, 1600))
-    ratio = min(first_update_seconds(large) for _ in range(1)) / max(
-        first_update_seconds(small), 1e-4)
-    # 4x the depth: ~4x the time if linear, ~16x if quadratic
+    update = large.update(['j0'], [0.1])
+    assert update.plan.joints == tuple(f'j{i}' for i in range(1600))
+    assert update.values.tolist() == [0.1] * 1600
+    fresh = iter(range(10**6))
+
+    def plan(model: RobotModel) -> None:  # a name list never seen: planned, not cached
+        model.update(['j0', f'unknown_{next(fresh)}'], [0.1, 0.0])
+
+    ratio = cpu_seconds(lambda: plan(large)) / cpu_seconds(lambda: plan(small))
+    # 4x the depth: ~4x the CPU time if linear, ~16x if quadratic
     assert ratio < 8, f'4x deeper chain took {ratio:.1f}x longer'
 
 
@@ -1193,18 +1319,18 @@ def test_plan_cache_memory_is_bounded() -> None:
 
 
 def test_warnings_of_a_junk_filled_description_are_bounded() -> None:
+    """The first 50 warnings are kept, the rest only counted (as parse_description says)."""
     model = RobotModel.from_urdf('<robot name="r"><link name="a"/>' + '<junk/>' * 50_000
                                  + '</robot>')
-    assert len(model.warnings) <= 100
-    assert sum(len(w) for w in model.warnings) <= 20_000
+    assert model.warnings == ('unknown element <junk> in <robot> ignored',) * 50 + (
+        '... and 49950 more warnings',)
 
 
-def test_jvrc1_and_sample_load_without_warnings_quickly() -> None:
+def test_jvrc1_and_sample_load_without_warnings() -> None:
     """The seeds of the mutation fuzz are themselves sound."""
-    for path in (SAMPLE_URDF, jvrc1_path()):
-        start = time.perf_counter()
+    for path, tree in ((SAMPLE_URDF, SAMPLE_TREE), (jvrc1_path(), JVRC1_TREE)):
         model = RobotModel.from_file(path)
-        assert time.perf_counter() - start < 0.5
+        assert set(model.links) | {s.name for s in model.sensors} == _frames(tree)
         assert overflow_free(model)
         assert model.warnings == ()
 

@@ -3,6 +3,10 @@
 The node runs in its own process (conftest.NodeProcess) on test/fixtures/reliability_robot.urdf,
 which has every joint type: floating and planar joints for MultiDOFJointState, a mimic chain,
 fixed joints and a sensor. Tests marked `slow` run with --run-slow only (test/pytest_slow.py).
+
+Tests that count what the node received, or that must know a message arrived, send joint states
+over a path that cannot lose them (`lossless`): RELIABLE and as deep as what they send, at both
+ends (the node's default is best effort, 5 deep).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from node_fixtures import (
     assert_pose,
     BEST_EFFORT,
     BILLION,
+    children,
     deeper,
     joint_state,
     Link,
@@ -28,6 +33,7 @@ from node_fixtures import (
     node_link_fixture,
     Probe,
     q_axis,
+    RELIABLE,
     set_stamp,
     stamp_of,
     transform,
@@ -35,6 +41,7 @@ from node_fixtures import (
     Z_AXIS,
 )
 import pytest
+from rclpy.qos import QoSProfile
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState, MultiDOFJointState
 from std_msgs.msg import String
@@ -49,7 +56,7 @@ from test_reliability_loader import (
 from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher import RobotModel
-from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
+from urdf_state_publisher.parameters import NodeConfig
 from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
 
 ROBOT_URDF = Path(__file__).resolve().parent / 'fixtures' / 'reliability_robot.urdf'
@@ -100,14 +107,27 @@ def static_pairs(model: RobotModel) -> set[tuple[str, str]]:
     return {(s.parent, s.child) for s in model.static_transforms()}
 
 
+def lossless(depth: int) -> tuple[dict, QoSProfile]:
+    """Joint-state subscriptions (qos_overrides of the node) and publishers (QoS) that lose
+    nothing: RELIABLE, and KEEP_LAST no shorter than what a test sends."""
+    return ({'qos_overrides': {topic: {'subscription': {'reliability': 'reliable', 'depth': depth}}
+                               for topic in ('/joint_states', '/multi_dof_joint_states')}},
+            deeper(RELIABLE, depth))
+
+
 @pytest.fixture
 def start_link(start_node, probe) -> Callable[..., Link]:
-    """Start a node (on the reliability robot unless told otherwise) and link to it."""
+    """Start a node (on the reliability robot unless told otherwise) and link to it; with
+    `lossless_depth`, joint states go to it as `lossless` says."""
     def start(parameters: dict | None = None, name: str = 'reliability_node',
-              timeout: float = STARTUP_S, **overrides) -> Link:
+              timeout: float = STARTUP_S, lossless_depth: int = 0, **overrides) -> Link:
         parameters = dict(parameters or {'robot_description': ROBOT_TEXT}, **overrides)
+        source_qos = BEST_EFFORT
+        if lossless_depth:
+            subscriptions, source_qos = lossless(lossless_depth)
+            parameters.update(subscriptions)
         link = Link(probe, start_node(parameters, node_name=name), name=name,
-                    tf_qos=TF_RECORD, record_static=True)
+                    tf_qos=TF_RECORD, record_static=True, source_qos=source_qos)
         link.wait_ready(timeout)
         return link
 
@@ -194,24 +214,30 @@ class Fuzzer:
         return message
 
 
-FUZZ_RATE = 700.0  # messages per second: what the node takes without dropping many
+FUZZ_RATE = 700.0  # messages per second: about what the node takes, so no long backlog
 
 
 def run_fuzz(link: Link, joint_states: int, multi_dof_states: int) -> dict:
-    """Publish the fuzzed messages, paced so that the node can take most of them."""
+    """Publish the fuzzed messages (paced), then wait until the node counted every JointState.
+
+    Over a lossless path: the node must receive each one, and does so in order.
+    """
     fuzzer = Fuzzer(SEED)
     total = joint_states + multi_dof_states
+    sent = 0
     start = time.monotonic()
     for k in range(total):
         if fuzzer.rng.random() < multi_dof_states / total:
             link.publisher(multi_dof=True).publish(fuzzer.multi_dof_state())
         else:
             link.publisher().publish(fuzzer.joint_state())
+            sent += 1
         while time.monotonic() < start + (k + 1) / FUZZ_RATE:
             link.probe.spin(0.0005)
-    link.probe.spin_for(1.5)  # let the node drain its queue and publish /diagnostics
+    link.probe.wait_until(lambda: link.received_joint_states() >= sent, 60,
+                          f'the node to count the {sent} JointStates sent')
     return {'messages': total, 'seconds': time.monotonic() - start,
-            'received_joint_states': link.received_joint_states()}
+            'joint_states_sent': sent, 'received_joint_states': link.received_joint_states()}
 
 
 def check_after_fuzz(link: Link) -> None:
@@ -270,40 +296,45 @@ FUZZ_MULTI_DOF = 700
 def fuzz_test(link: Link, joint_states: int, multi_dof: int) -> None:
     figures = run_fuzz(link, joint_states, multi_dof)
     assert link.process.running(), link.log()[-3000:]
+    # Every JointState reached the node: none was lost on the way, none counted twice.
+    assert figures['received_joint_states'] == figures['joint_states_sent']
+    tf_during_fuzz = len(link.tf)
+    assert tf_during_fuzz > 0, 'the fuzzing put nothing on /tf: nothing was checked'
+    check_after_fuzz(link)  # its last MultiDOFJointState comes after every fuzzed one
+    check_node_log(link)
     problems = unsound(link.tf)
     assert not problems, problems[:10]
-    allowed = movable_pairs(MODEL)
-    strays = set().union(*(pairs(m) for m in link.tf)) - allowed if link.tf else set()
+    strays = set().union(*(pairs(m) for m in link.tf)) - movable_pairs(MODEL)
     assert not strays, f'/tf frames that are no movable joint of the model: {strays}'
-    tf_during_fuzz = len(link.tf)
-    check_after_fuzz(link)
-    check_node_log(link)
-    assert not unsound(link.tf)
     print(f'\nfuzz: {figures}, /tf messages during the fuzz: {tf_during_fuzz}')
-    # The node must have taken a good part of what was sent (best effort, depth 5).
-    assert figures['received_joint_states'] > joint_states // 2
 
 
 def test_fuzzed_joint_states_keep_the_node_up_and_tf_sound(start_link) -> None:
-    link = start_link(publish_frequency=1000.0)
+    link = start_link(publish_frequency=1000.0,
+                      lossless_depth=FUZZ_JOINT_STATES + FUZZ_MULTI_DOF + 100)
     fuzz_test(link, FUZZ_JOINT_STATES, FUZZ_MULTI_DOF)
 
 
 @pytest.mark.slow
 def test_fuzzed_joint_states_long(start_link) -> None:
-    link = start_link(publish_frequency=1000.0)
+    link = start_link(publish_frequency=1000.0,
+                      lossless_depth=20 * (FUZZ_JOINT_STATES + FUZZ_MULTI_DOF) + 100)
     fuzz_test(link, 20 * FUZZ_JOINT_STATES, 20 * FUZZ_MULTI_DOF)
 
 
+UNKNOWN_BURST = 2000  # JointStates, each with a name of its own that the robot does not have
+SHARED_SUBSCRIPTIONS, SHARED_SOURCE = lossless(UNKNOWN_BURST + 100)
 shared_node = node_link_fixture(
-    'reliability_shared', {'robot_description': ROBOT_TEXT, 'publish_frequency': 1000.0},
+    'reliability_shared', {'robot_description': ROBOT_TEXT, 'publish_frequency': 1000.0,
+                           **SHARED_SUBSCRIPTIONS},
     fixture='shared_node', scope='class', ready_timeout=STARTUP_S, tf_qos=TF_RECORD,
-    record_static=True)
+    record_static=True, source_qos=SHARED_SOURCE)
 
 
 class TestOneNodeAt1000Hz:
     """Tests that leave the node as they found it share one node (started as start_link does:
-    the reliability robot at publish_frequency 1000); each has stamps of its own."""
+    the reliability robot at publish_frequency 1000, with lossless joint states); each has
+    stamps of its own."""
 
     @pytest.fixture
     def link(self, shared_node) -> Link:
@@ -311,10 +342,17 @@ class TestOneNodeAt1000Hz:
         return shared_node
 
     def test_extreme_joint_values_never_reach_tf(self, link) -> None:
-        """1.8e308 to a continuous leader with a x2 follower: dropped, not published as NaN."""
+        """1.8e308 to a continuous leader with a x2 follower: dropped, not published as NaN.
+
+        The arm in the same state is published: the state arrived and was processed.
+        """
         big = 1.7976931348623157e308
         stamp = (NOW_SEC + 10) * BILLION
-        link.publisher().publish(joint_state(stamp, {'wheel_joint': big, 'arm_joint': 0.1}))
+        message = link.publish_until_tf(
+            link.publisher(), joint_state(stamp, {'wheel_joint': big, 'arm_joint': 0.1}),
+            lambda m: stamp_of(m.transforms[0]) == stamp)
+        assert children(message) == {'arm_link'}
+        assert_pose(message.transforms[0], ((0, 0, 0.3), q_axis(Z_AXIS, 0.1)), EXACT)
         message = link.publish_until_tf(
             link.publisher(), joint_state(stamp + BILLION, {'arm_joint': 0.2}),
             lambda m: stamp_of(m.transforms[0]) == stamp + BILLION)
@@ -322,10 +360,19 @@ class TestOneNodeAt1000Hz:
         assert not unsound(link.tf), unsound(link.tf)
 
     def test_extreme_multi_dof_translation_never_reaches_tf(self, link) -> None:
+        """1.7e308 to the floating joint overflows on its origin: that entry is dropped.
+
+        The planar joint in the same message is published: the message arrived.
+        """
         big = 1.7e308
         stamp = (NOW_SEC + 20) * BILLION
-        link.publisher(multi_dof=True).publish(multi_dof_state(
-            stamp, {'float_joint': ((big, big, big), (0, 0, 0, 1))}))
+        message = link.publish_until_tf(
+            link.publisher(multi_dof=True),
+            multi_dof_state(stamp, {'float_joint': ((big, big, big), (0, 0, 0, 1)),
+                                    'planar_joint': ((0.2, 0.3, 0), (0, 0, 0, 1))}),
+            lambda m: stamp_of(m.transforms[0]) == stamp)
+        assert pairs(message) == {('base_link', 'cart_link')}
+        assert_pose(message.transforms[0], ((0.3, 0.3, 0), (0, 0, 0, 1)), EXACT)
         later = stamp + BILLION
         link.publish_until_tf(
             link.publisher(multi_dof=True),
@@ -334,17 +381,36 @@ class TestOneNodeAt1000Hz:
         assert not unsound(link.tf), unsound(link.tf)
 
     def test_unknown_names_do_not_grow_diagnostics_and_log_without_bound(self, link) -> None:
-        for k in range(2000):
+        def unknown(values: dict) -> list[str]:
+            """The unknown names in a status: those listed, and one '' per name only counted."""
+            text = values['unknown joint names']
+            listed, _, more = text.partition(' and ')
+            names = listed.split(', ') if listed else []
+            return names + [''] * (int(more.removesuffix(' more')) if more else 0)
+
+        publisher = link.publisher()
+        # Once this state is on /tf, all sent before it have been counted (lossless, in order).
+        base = (NOW_SEC + 30) * BILLION
+        link.publish_and_expect(publisher, joint_state(base, {'arm_joint': 0.1}))
+        now = time.time()
+        before = link.wait_for_diagnostics(lambda v: v['_stamp'] > now, 10)
+        for k in range(UNKNOWN_BURST):
             name = f'stranger_{k:05d}_{"x" * 20}'
-            link.publisher().publish(joint_state((NOW_SEC + 30) * BILLION + k * 2_000_000,
-                                                 {name: 0.0, 'arm_joint': 0.1}))
+            publisher.publish(joint_state(base + (k + 1) * 2_000_000,
+                                          {name: 0.0, 'arm_joint': 0.1}))
             if k % 4 == 3:
                 link.probe.spin(0.001)
-        link.probe.spin_for(1.5)
-        listed = link.diagnostic_value('unknown joint names')
+        received = int(before['joint_states received']) + UNKNOWN_BURST
+        after = link.wait_for_diagnostics(
+            lambda v: int(v['joint_states received']) >= received, 60,
+            f'the node to count the {UNKNOWN_BURST} states')
+        listed = after['unknown joint names']
         logged = link.new_log().count('does not have')
-        print(f'\n2000 new names: /diagnostics value of {len(listed)} characters, '
+        print(f'\n{UNKNOWN_BURST} new names: /diagnostics value of {len(listed)} characters, '
               f'{logged} log lines')
+        # Every name arrived (and no other state): the bound is met with all of them.
+        assert int(after['joint_states received']) == received
+        assert len(unknown(after)) - len(unknown(before)) == UNKNOWN_BURST
         assert len(listed) < 4096
         assert logged < 100
 
@@ -523,7 +589,8 @@ def reload_storm(link: Link, secret_uri: str, changes: int) -> None:
     outcomes = {'valid': 0, 'invalid': 0}
     slowest = 0.0
     with Streamer(names, rate=500.0) as streamer:
-        link.probe.spin_for(0.3)
+        # The storm takes well under a second: it must start with the stream already flowing.
+        link.probe.wait_until(lambda: link.tf, 30, 'the stream on /tf before the storm')
         for k in range(changes):
             if k % 2 == 0:
                 version = order[(k // 2) % 3]
@@ -554,6 +621,8 @@ def reload_storm(link: Link, secret_uri: str, changes: int) -> None:
         assert len(matching) == 1, f'a /tf message of no single model version: {pairs(message)}'
         per_version[matching[0]] += 1
     assert not unsound(link.tf)
+    # /tf messages came from every version, so atomicity was checked across the reloads
+    assert all(per_version.values()), per_version
     # the stream outlived the storm: its last messages are of the final model
     assert pairs(link.tf[-1]) == sets[final]
     print(f'\nreload storm: {outcomes}, slowest set_parameters {slowest:.3f} s, '
@@ -600,7 +669,7 @@ def test_sim_clock_jumping_back_and_forth_keeps_publishing(start_link) -> None:
     def at_sim_time(seconds: float, angle: float) -> TFMessage:
         """Set the sim clock; an unstamped state must then be published at that time."""
         expected = int(round(seconds * BILLION))
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             clock_publisher.publish(clock(seconds))
             link.publisher().publish(joint_state(0, {'arm_joint': angle}))
@@ -608,7 +677,7 @@ def test_sim_clock_jumping_back_and_forth_keeps_publishing(start_link) -> None:
             matches = [m for m in link.tf if stamp_of(m.transforms[0]) == expected]
             if matches:
                 return matches[0]
-        pytest.fail(f'no /tf stamped with sim time {seconds}')
+        pytest.fail(f'no /tf stamped with sim time {seconds} in 30 s')
 
     for seconds, angle in ((1000.0, 0.1), (500.0, 0.2), (1_000_000.0, 0.3), (3.5, 0.4),
                            (2_000_000_000.0, 0.5), (7.25, 0.6)):
@@ -620,11 +689,10 @@ def test_sim_clock_jumping_back_and_forth_keeps_publishing(start_link) -> None:
         link.publish_until_tf(link.publisher(), joint_state(stamp, {'arm_joint': 0.0}),
                               lambda m, s=stamp: stamp_of(m.transforms[0]) == s)
 
-    # /tf_static is stamped from the sim clock when a reload publishes it.
-    for seconds in (1234.5, 42.0):
-        for _ in range(5):
-            clock_publisher.publish(clock(seconds))
-            link.probe.spin(0.02)
+    # /tf_static is stamped from the sim clock when a reload publishes it: once a state is
+    # stamped with `seconds`, the node's clock reads it (the test publishes no other time).
+    for seconds, angle in ((1234.5, 0.7), (42.0, 0.8)):
+        at_sim_time(seconds, angle)
         count = len(link.static)
         text = ROBOT_TEXT.replace('</robot>', f'<!-- at {seconds} --></robot>')
         assert link.set_parameters(REPLY_S, robot_description=text)[0].successful
@@ -637,27 +705,33 @@ def test_sim_clock_jumping_back_and_forth_keeps_publishing(start_link) -> None:
 
 
 def test_restarting_joint_state_source_keeps_publishing(start_link) -> None:
-    link = start_link(publish_frequency=50.0)  # 20 ms between publications of a joint
+    # 20 ms between publications of a joint; every state reaches the node.
+    link = start_link(publish_frequency=50.0, lossless_depth=200)
+    step = 10_000_000
 
-    def phase(first_ns: int, count: int, step_ns: int = 10_000_000) -> list[int]:
-        stamps = [first_ns + k * step_ns for k in range(count)]
+    def phase(first_ns: int, count: int = 30) -> list[int]:
+        stamps = [first_ns + k * step for k in range(count)]
         for k, stamp in enumerate(stamps):
             link.publisher().publish(joint_state(stamp, {'arm_joint': 0.01 * k}))
-            link.probe.spin_for(0.004)
-        link.probe.spin_for(0.1)
         return stamps
 
     phases = {
-        'running': phase(100 * BILLION, 30),
-        'restart from 0': phase(0, 30),           # the first is unstamped (0): receipt time
-        'later': phase(50 * BILLION, 30),
-        'jump back 5 s': phase(45 * BILLION, 30),
+        'running': phase(100 * BILLION),
+        'restart from 0': phase(0),           # the first is unstamped (0): receipt time
+        'later': phase(50 * BILLION),
+        'jump back 5 s': phase(45 * BILLION),
     }
+    link.expect(phases['jump back 5 s'][28], timeout=30)  # the last one due
     published = {stamp_of(t) for m in link.tf for t in m.transforms}
+    # 10 ms apart at a 20 ms rate limit: every other one, from the first of each phase. After
+    # the unstamped one (published at its time of receipt, long after 10 ms), 10 ms is time
+    # going backwards: the limit starts again there.
+    expected = {'running': phases['running'][0::2],
+                'restart from 0': phases['restart from 0'][1::2],
+                'later': phases['later'][0::2],
+                'jump back 5 s': phases['jump back 5 s'][0::2]}
     for name, stamps in phases.items():
-        seen = published.intersection(stamps)
-        # every other one at 10 ms spacing and 20 ms rate limit; most arrive (best effort)
-        assert len(seen) >= 8, f'{name}: only {len(seen)} of {len(stamps)} published'
+        assert sorted(published.intersection(stamps)) == expected[name], name
     assert 'moved backwards' in link.log()
     assert link.process.running()
     check_node_log(link)
@@ -677,13 +751,14 @@ def test_node_starts_with_a_10000_link_chain(start_link) -> None:
     stamp = (NOW_SEC + 50) * BILLION
     message = link.publish_until_tf(link.publisher(), joint_state(stamp, few),
                                     lambda m: stamp_of(m.transforms[0]) == stamp)
-    assert len(message.transforms) == len(few)
+    assert children(message) == {f'link_{i + 1}' for i in range(9, 100, 10)}
     everything = {n: 0.001 * k for k, n in enumerate(model.scalar_joints)}
     start = time.monotonic()
     message = link.publish_until_tf(link.publisher(), joint_state(stamp + BILLION, everything),
                                     lambda m: stamp_of(m.transforms[0]) == stamp + BILLION,
                                     timeout=60)
     first_full = time.monotonic() - start
+    assert pairs(message) == movable_pairs(model)
     assert len(message.transforms) == 999
     assert not unsound(link.tf) and not unsound(link.static)
     print(f'\n10k-link chain: node up with /tf_static (9000 transforms) in {started:.2f} s, '
@@ -694,21 +769,28 @@ def test_node_starts_with_a_10000_link_chain(start_link) -> None:
 def test_tf_template_is_built_in_linear_time() -> None:
     from urdf_state_publisher.tf_wire import TransformTemplate
 
-    def seconds(n: int) -> float:
-        start = time.perf_counter()
-        TransformTemplate([(f'link_{i}', f'link_{i + 1}') for i in range(n)])
-        return time.perf_counter() - start
+    def cpu_seconds(n: int) -> float:
+        """The least CPU time of 5 builds for `n` frames: what other load adds, left out."""
+        frames = [(f'link_{i}', f'link_{i + 1}') for i in range(n)]
+        samples = []
+        for _ in range(5):
+            start = time.thread_time()
+            TransformTemplate(frames)
+            samples.append(time.thread_time() - start)
+        return min(samples)
 
-    small, large = seconds(1000), seconds(8000)
-    assert large / small < 16, f'8x the frames took {large / small:.1f}x longer'
+    small, large = cpu_seconds(1000), cpu_seconds(8000)
+    # linear: 8x; quadratic: 64x
+    assert large / small < 16, f'8x the frames took {large / small:.1f}x the CPU time'
 
 
 # --------------------------------------------------------------------------- parameters
 
 @pytest.mark.parametrize('frequency', [1e-10, 1e-300])
-def test_tiny_publish_frequency_is_refused_or_usable(frequency: float) -> None:
-    try:
-        config = NodeConfig.from_values({'publish_frequency': frequency})
-    except ParameterValueError:
-        return
-    assert 0 < config.publish_interval_ns < 2**62
+def test_tiny_publish_frequency_is_accepted_with_an_interval_that_cannot_overflow(
+        frequency: float) -> None:
+    # README: any positive, finite number of Hz. The interval is added to stamps as int64 ns:
+    # with the latest stamp a JointState can carry it must stay below 2**63.
+    config = NodeConfig.from_values({'publish_frequency': frequency})
+    latest_stamp_ns = INT32 * BILLION + BILLION - 1
+    assert 10**18 <= config.publish_interval_ns < 2**63 - latest_stamp_ns

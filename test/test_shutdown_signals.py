@@ -31,8 +31,11 @@ import yaml
 WINDOWS_S = ((0.0, 0.2), (0.2, 0.4), (0.4, 0.7), (0.7, 1.5))
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 STARTS_PER_WINDOW = 12  # 48 starts; `--run-slow`: 50 per window, 200 starts
-EXIT_TIMEOUT_S = 10.0
-HANDLER_TIMEOUT_S = 10.0
+# How long a test waits for what it expects: generous, for a loaded machine. Bounds of waits
+# only; the node's own limit on its teardown is TEARDOWN_LIMIT_S.
+WAIT_S = 30.0
+EXIT_TIMEOUT_S = WAIT_S
+HANDLER_TIMEOUT_S = WAIT_S
 PARALLEL_STARTS = 2
 
 
@@ -59,12 +62,23 @@ class Outcome:
     sig: signal.Signals
     delay: float
     handler_after: float | None  # seconds from process start to our handlers, if seen
+    signalled: bool  # the signal went to the process while it ran
     status: int | None
     output: str
 
     @property
+    def unsignalled(self) -> str:
+        """Why no signal was sent, if none was."""
+        if self.signalled:
+            return ''
+        if self.handler_after is None:
+            return f'no handlers seen within {HANDLER_TIMEOUT_S:g} s'
+        return 'ended before the signal'
+
+    @property
     def clean(self) -> bool:
-        return (self.status == 0 and 'Traceback' not in self.output
+        """It ended with status 0 because of our signal, and said nothing alarming."""
+        return (self.signalled and self.status == 0 and 'Traceback' not in self.output
                 and 'terminate called' not in self.output)
 
 
@@ -76,6 +90,7 @@ def start_and_signal(command: list[str], entry: str, sig: signal.Signals, delay:
         started = time.monotonic()
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
         handler_after = None
+        signalled = False
         deadline = started + HANDLER_TIMEOUT_S
         while process.poll() is None and time.monotonic() < deadline:
             if catches(process.pid, signal.SIGTERM):
@@ -84,15 +99,17 @@ def start_and_signal(command: list[str], entry: str, sig: signal.Signals, delay:
             time.sleep(0.001)
         if handler_after is not None:
             time.sleep(delay)
+            # A process that ended by itself was not stopped by a signal, whatever its status.
             if process.poll() is None:
                 process.send_signal(sig)
+                signalled = True
         try:
             status = process.wait(EXIT_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
             status = None
-    return Outcome(entry, sig, delay, handler_after, status, log_path.read_text())
+    return Outcome(entry, sig, delay, handler_after, signalled, status, log_path.read_text())
 
 
 @pytest.fixture
@@ -114,6 +131,7 @@ def report(outcomes: list[Outcome]) -> str:
         inside = [o for o in outcomes if low <= o.delay < high]
         unclean = [o for o in inside if not o.clean]
         what = '; '.join(sorted({f'{o.entry} {o.sig.name}: status {o.status}'
+                                 + (f' ({o.unsignalled})' if o.unsignalled else '')
                                  for o in unclean}))
         lines.append(f'| {low:.1f}-{high:.1f} s | {len(inside) - len(unclean)} of '
                      f'{len(inside)} | {what} |')
@@ -149,11 +167,12 @@ def test_a_signal_at_any_moment_ends_the_node_cleanly(tmp_path, request, joint_s
     table = report(outcomes)
     with request.config.pluginmanager.get_plugin('capturemanager').global_and_fixture_disabled():
         print(f'\nsignal stress, {len(outcomes)} starts:{table}')
+    assert len(outcomes) == 4 * per_window
     unclean = [o for o in outcomes if not o.clean]
     assert not unclean, table + '\n\n' + '\n\n'.join(
-        f'{o.entry}, {o.sig.name} after {o.delay:.3f} s: status {o.status}\n{o.output}'
+        f'{o.entry}, {o.sig.name} after {o.delay:.3f} s: status {o.status}'
+        f'{", " + o.unsignalled if o.unsignalled else ""}\n{o.output}'
         for o in unclean[:3])
-    assert all(o.handler_after is not None for o in outcomes)
 
 
 @pytest.mark.parametrize('entry', ['console script', 'python -m'])
@@ -197,16 +216,19 @@ def test_a_context_shut_down_elsewhere_ends_the_spin_loop():
     context = rclpy.Context()
     init_ros([], context=context)
     node = rclpy.create_node('spin_loop_probe', context=context)
+    # A callback run shows the loop spins the node, and has registered with the context.
+    spun = threading.Event()
+    node.create_timer(0.01, spun.set)
     try:
         stop = StopRequest()
         spinning = threading.Thread(target=spin_until_stopped, args=(node, stop))
         spinning.start()
-        time.sleep(0.3)
+        assert spun.wait(WAIT_S), f'the loop ran no callback within {WAIT_S} s'
         assert spinning.is_alive()
         context.shutdown()
-        spinning.join(timeout=5)
+        spinning.join(timeout=WAIT_S)
 
-        assert not spinning.is_alive()
+        assert not spinning.is_alive(), f'the loop still runs {WAIT_S} s after the shutdown'
         assert stop.requested and stop.signal is None
     finally:
         for number, handler in handlers.items():
@@ -215,7 +237,8 @@ def test_a_context_shut_down_elsewhere_ends_the_spin_loop():
         context.try_shutdown()
 
 
-HANGING_TEARDOWN = """
+HANG_S = 120  # far beyond the limit and the test's wait: only the limit ends the hang
+HANGING_TEARDOWN = f"""
 import sys, time
 from urdf_state_publisher.process import run_node, StopRequest
 stop = StopRequest()
@@ -223,13 +246,18 @@ from urdf_state_publisher.node import UrdfStatePublisher
 
 class HangingTeardown(UrdfStatePublisher):
     def destroy_node(self):
-        time.sleep(60)  # as the middleware's teardown did when it deadlocked
+        time.sleep({HANG_S})  # as the middleware's teardown did when it deadlocked
 
 sys.exit(run_node('probe', HangingTeardown, stop, sys.argv[1:]))
 """
 
 
 def test_a_teardown_that_hangs_ends_the_process_after_the_limit(tmp_path):
+    """After the limit, not before: the teardown gets its full TEARDOWN_LIMIT_S.
+
+    How soon after the limit the process is gone depends on the machine's load; that it ends
+    at all shows in its status and the stack faulthandler printed when its timer expired.
+    """
     from urdf_state_publisher.process import TEARDOWN_LIMIT_S
 
     stderr_path = tmp_path / 'stderr'
@@ -238,19 +266,24 @@ def test_a_teardown_that_hangs_ends_the_process_after_the_limit(tmp_path):
             [sys.executable, '-c', HANGING_TEARDOWN, '--ros-args',
              '-p', f'description_file:={SAMPLE_URDF}'], stderr=stderr, cwd=tmp_path)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + WAIT_S
         while "robot 'sample_arm'" not in stderr_path.read_text():
             assert process.poll() is None, stderr_path.read_text()
             assert time.monotonic() < deadline, 'the node did not start'
             time.sleep(0.05)
         stopped = time.monotonic()
         process.send_signal(signal.SIGTERM)
-        status = process.wait(TEARDOWN_LIMIT_S + 10)
+        try:
+            status = process.wait(TEARDOWN_LIMIT_S + WAIT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f'the process still ran {TEARDOWN_LIMIT_S + WAIT_S} s after SIGTERM')
         took = time.monotonic() - stopped
     finally:
         process.kill()
         process.wait()
 
-    assert status == 1
-    assert TEARDOWN_LIMIT_S <= took < TEARDOWN_LIMIT_S + 5
-    assert 'in destroy_node' in stderr_path.read_text()  # the stack faulthandler printed
+    output = stderr_path.read_text()
+    assert status == 1, output
+    assert took >= TEARDOWN_LIMIT_S
+    assert 'Timeout (' in output  # faulthandler's timer expired ...
+    assert 'in destroy_node' in output  # ... and printed the stack
