@@ -28,7 +28,7 @@ SAMPLE_MIMICS = [joint.get('name') for joint in SAMPLE_XML.iter('joint')
 
 WARNING_URDF = """<robot name="warned">
   <link name="a"/><link name="b"/>
-  <frobnicate/>
+  <jiont/>
   <joint name="j" type="revolute">
     <parent link="a"/><child link="b"/>
     <limit lower="0" upper="1" effort="1" velocity="1"/>
@@ -144,7 +144,8 @@ def test_warnings_fail_only_with_strict(capsys, tmp_path):
     path.write_text(WARNING_URDF)
     status, out, _ = run(capsys, str(path))
     assert status == 0
-    assert section(out, 'Warnings (1)') == ['  1. unknown element <frobnicate> in <robot> ignored']
+    assert section(out, 'Warnings (1)') == [
+        '  1. unknown element <jiont> (line 3) in <robot> ignored: did you mean <joint>?']
     assert out.rstrip().endswith('1 warning: usable, with warnings')
     status, out, _ = run(capsys, str(path), '--strict')
     assert status == 2

@@ -1,8 +1,8 @@
 """Malformed JointStates: the node survives, publishes the usable part, says what it dropped.
 
-The node throttles its warnings per kind, so each case gets a node of its own, all started
-together: each in its own namespace (its own joint_states topic) and with its own frame prefix
-(its frames on the shared /tf).
+The node logs each kind of problem once while it lasts, so each case gets a node of its own,
+all started together: each in its own namespace (its own joint_states topic) and with its own
+frame prefix (its frames on the shared /tf).
 
 Joint states go over a path that cannot lose them: RELIABLE, 100 deep at both ends (the nodes'
 default is best effort, 5 deep). So a state published before one whose /tf is seen has been

@@ -1319,11 +1319,13 @@ def test_plan_cache_memory_is_bounded() -> None:
 
 
 def test_warnings_of_a_junk_filled_description_are_bounded() -> None:
-    """The first 50 warnings are kept, the rest only counted (as parse_description says)."""
-    model = RobotModel.from_urdf('<robot name="r"><link name="a"/>' + '<junk/>' * 50_000
-                                 + '</robot>')
-    assert model.warnings == ('unknown element <junk> in <robot> ignored',) * 50 + (
-        '... and 49950 more warnings',)
+    """The first 50 warnings are kept, the rest only counted (as parse_description says);
+    junk that is no near miss is counted as extensions, not warned about."""
+    model = RobotModel.from_urdf('<robot name="r"><link name="a"/>' + '<jiont/>' * 50_000
+                                 + '<junk/>' * 30_000 + '</robot>')
+    typo = 'unknown element <jiont> (line 1) in <robot> ignored: did you mean <joint>?'
+    assert model.warnings == (typo,) * 50 + ('... and 49950 more warnings',)
+    assert model.extensions.total == 30_000
 
 
 def test_jvrc1_and_sample_load_without_warnings() -> None:

@@ -37,6 +37,7 @@ from node_fixtures import (
     set_stamp,
     stamp_of,
     transform,
+    wait_for_log,
     Y_AXIS,
     Z_AXIS,
 )
@@ -285,8 +286,8 @@ def check_after_fuzz(link: Link) -> None:
 def check_node_log(link: Link) -> None:
     log = link.log()
     assert 'Traceback' not in log
-    assert 'failed to process' not in log, [line for line in log.splitlines()
-                                           if 'failed to process' in line][:5]
+    for failure in ('failed to process', 'internal error'):
+        assert failure not in log, [line for line in log.splitlines() if failure in line][:5]
 
 
 FUZZ_JOINT_STATES = 2500
@@ -732,7 +733,8 @@ def test_restarting_joint_state_source_keeps_publishing(start_link) -> None:
                 'jump back 5 s': phases['jump back 5 s'][0::2]}
     for name, stamps in phases.items():
         assert sorted(published.intersection(stamps)) == expected[name], name
-    assert 'moved backwards' in link.log()
+    # The node logs what the period's assessment found (at most 1 s later).
+    wait_for_log(link.process, link.probe, 'moved backwards', timeout=15.0)
     assert link.process.running()
     check_node_log(link)
 

@@ -423,17 +423,18 @@ def test_a_different_origin_after_many_repeated_ones_is_still_checked() -> None:
 
 # --------------------------------------------------------------------------- future elements
 
-def test_unknown_elements_and_attributes_in_1_1_only_warn() -> None:
+def test_unknown_elements_and_attributes_in_1_1_are_extensions() -> None:
     description = parse_description(robot(
         '<link name="a"><spline/></link><link name="b"/>',
         '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
         '<limit lower="0" upper="1" effort="1" velocity="1" acceleration="2" jerk="3"/>'
         '<gearing ratio="2"/></joint>', '<frame name="tool"/>'))
     assert joint_named(description, 'j').limits is not None
-    assert set(description.warnings) == {
-        'unknown element <frame> in <robot> ignored',
-        "unknown element <spline> in /robot/link[@name='a'] ignored",
-        "unknown attribute 'acceleration' in /robot/joint[@name='j']/limit ignored",
-        "unknown attribute 'jerk' in /robot/joint[@name='j']/limit ignored",
-        "unknown element <gearing> in /robot/joint[@name='j'] ignored",
+    assert description.warnings == ()
+    assert {(e.label, e.where) for e in description.extensions.listed} == {
+        ('<frame>', '<robot>'),
+        ('<spline>', "/robot/link[@name='a']"),
+        ("'acceleration'", "/robot/joint[@name='j']/limit"),
+        ("'jerk'", "/robot/joint[@name='j']/limit"),
+        ('<gearing>', "/robot/joint[@name='j']"),
     }

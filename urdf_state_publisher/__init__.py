@@ -13,7 +13,8 @@ able to install its signal handlers before numpy, lxml or rclpy are loaded.
 import importlib
 
 _MODULE_OF = {
-    'Description': 'description', 'Joint': 'description', 'JointType': 'description',
+    'Description': 'description', 'Extension': 'description', 'Extensions': 'description',
+    'Joint': 'description', 'JointType': 'description',
     'Limits': 'description', 'Mimic': 'description', 'Origin': 'description',
     'parse_description': 'description', 'read_description_file': 'description',
     'Sensor': 'description', 'SoftLimits': 'description',

@@ -1,10 +1,11 @@
 """`urdf_state_publisher_inspect`: check a robot description and show what the node would do.
 
 Prints the kinematic tree, links, joints with their limits, mimic relations resolved to their
-independent leaders, sensor frames and every validation warning. Exit status: 0 for a usable
-description, 1 for an invalid one or an unwritable `--dot` file (the error on stderr), 2 with
-`--strict` when there are warnings; argparse's usage errors also exit with 2. Imports no ROS
-package.
+independent leaders, sensor frames, the extensions (elements and attributes for other tools,
+each with where it is) and every validation warning. Exit status: 0 for a usable description,
+1 for an invalid one or an unwritable `--dot` file (the error on stderr), 2 with `--strict`
+when there are warnings (extensions are none); argparse's usage errors also exit with 2.
+Imports no ROS package.
 """
 
 from __future__ import annotations
@@ -264,6 +265,28 @@ def _origins_section(model: RobotModel) -> list[str]:
     return _section('Joint origins', len(model.description.joints)) + _table(rows)
 
 
+def _extensions_section(model: RobotModel) -> list[str]:
+    extensions = model.extensions
+    lines = ['', f'Extensions ({extensions.total}): elements and attributes for other tools, '
+             'not used for tf (ignored, no warning)']
+    if not extensions.total:
+        return lines + ['  none']
+    rows = [('name', 'in', 'line')]
+    # In document order; an element's line is known unless the text was built in memory.
+    for extension in sorted(extensions.listed, key=lambda e: e.line or 0):
+        rows.append((extension.label, extension.where,
+                     '' if extension.line is None else str(extension.line)))
+    lines += _table(rows)
+    unlisted = extensions.total - len(extensions.listed)
+    if unlisted:
+        counted = [f'{label} ×{number}' for label, number in extensions.counts]
+        others = extensions.total - sum(number for _, number in extensions.counts)
+        if others:
+            counted.append(f'{others} of other names')
+        lines.append(f'  ... and {unlisted} more, not listed; all by name: {", ".join(counted)}')
+    return lines
+
+
 def _warnings_section(model: RobotModel) -> list[str]:
     lines = _section('Warnings', len(model.warnings))
     if not model.warnings:
@@ -305,6 +328,7 @@ def render_report(model: RobotModel, *, source: str = '', soft_limits: bool = Fa
     lines += _origins_section(model)
     lines += _mimic_section(model)
     lines += _sensors_section(model)
+    lines += _extensions_section(model)
     lines += _warnings_section(model)
     lines += ['', summary_line(model, strict)]
     return '\n'.join(lines)
@@ -363,7 +387,7 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG,
         description='Check a robot description (.urdf or .xacro) and show its kinematic tree, '
                     'joints and limits, mimic relations resolved to their independent leaders, '
-                    'sensor frames and every validation warning.',
+                    'sensor frames, extensions for other tools and every validation warning.',
         epilog='Exit status: 0 usable, 1 invalid (error on stderr), 2 warnings with --strict '
                '(or a usage error).')
     parser.add_argument('file', metavar='FILE', help=f'a .urdf or .xacro file, {STDIN} for stdin')
@@ -376,7 +400,8 @@ def _parser() -> argparse.ArgumentParser:
                              'use_smallest_joint_limits:=true (<limit> narrowed by '
                              '<safety_controller>)')
     parser.add_argument('--strict', action='store_true',
-                        help='exit with status 2 when there are warnings')
+                        help='exit with status 2 when there are warnings (extensions for other '
+                             'tools are none)')
     return parser
 
 

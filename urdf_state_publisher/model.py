@@ -15,6 +15,7 @@ import numpy as np
 
 from urdf_state_publisher.description import (
     Description,
+    Extensions,
     Joint,
     JointType,
     parse_description,
@@ -182,8 +183,17 @@ class RobotModel:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        """Problems found while loading that did not prevent building the model."""
+        """Problems found while loading that did not prevent building the model.
+
+        Each changes what is published or is likely a mistake (<orgin> for <origin>); content
+        for other tools is in `extensions`.
+        """
         return self.description.warnings
+
+    @property
+    def extensions(self) -> Extensions:
+        """Elements and attributes the description holds for other tools (<gazebo>, ...)."""
+        return self.description.extensions
 
     @property
     def movable_joints(self) -> tuple[str, ...]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
@@ -16,22 +15,24 @@ from sensor_msgs.msg import JointState, MultiDOFJointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.description import read_description_file
+from urdf_state_publisher.description import describe_extensions, read_description_file
 from urdf_state_publisher.errors import DescriptionError, StartupError
+from urdf_state_publisher.health import JointStateHealth, Level
 from urdf_state_publisher.joint_state_wire import JointStateReader, MalformedJointState
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.parameters import declare, NodeConfig, PARAMETERS, ParameterValueError
 from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
-from urdf_state_publisher.stream import INTERNAL_ERROR, JointStream, Publication, StreamReport
+from urdf_state_publisher.stream import JointStream, Publication
 from urdf_state_publisher.tf_wire import build_tf_message, TransformTemplate
 
 __all__ = ['UrdfStatePublisher']
 
 TEMPLATE_CACHE_SIZE = 64
-LOG_THROTTLE_S = 5.0
 DIAGNOSTICS_PERIOD_S = 1.0
 # Default positions never change: republishing them faster than this only costs CPU.
 DEFAULT_POSITIONS_MAX_HZ = 50.0
+DIAGNOSTIC_LEVEL = {Level.OK: DiagnosticStatus.OK, Level.WARN: DiagnosticStatus.WARN,
+                    Level.ERROR: DiagnosticStatus.ERROR}
 
 
 class ActiveModel:
@@ -96,9 +97,11 @@ class UrdfStatePublisher(Node):
         self._diagnostics = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._description_pub = None
         self._active: ActiveModel | None = None
-        self._report = StreamReport()
+        # What the node knows about its inputs: each JointStream reports to it, and the
+        # diagnostics timer asks it what to say.
+        self._health = JointStateHealth(
+            publishes_defaults=self._config.publish_default_positions)
         self._joint_state_reader = JointStateReader()
-        self._next_log: dict[str, float] = {}
 
         self._load_initial_description()
         self.add_on_set_parameters_callback(self._on_set_parameters)
@@ -154,11 +157,14 @@ class UrdfStatePublisher(Node):
         """Swap in a model: one assignment, so no callback ever sees half of a change."""
         config = self._config
         self._active = ActiveModel(text, JointStream(
-            model, report=self._report, clock=self._now, frame_prefix=frame_prefix,
+            model, report=self._health, clock=self._now, frame_prefix=frame_prefix,
             publish_interval_ns=config.publish_interval_ns,
             ignore_timestamp=config.ignore_timestamp))
         for warning in model.warnings:
             self.get_logger().warning(f'robot description: {warning}')
+        extensions = describe_extensions(model.extensions)
+        if extensions is not None:
+            self.get_logger().info(f'robot description: {extensions}')
         self.get_logger().info(
             f"robot '{model.name}': root '{model.root}', {len(model.links)} links, "
             f'{len(model.movable_joints)} moving joints ({len(model.mimic_joints)} mimic), '
@@ -225,27 +231,7 @@ class UrdfStatePublisher(Node):
     def _now(self) -> tuple[int, int]:
         return self.get_clock().now().seconds_nanoseconds()
 
-    def _log_throttled(self, kind: str, message: str, error: bool = False) -> None:
-        """Log `message` unless a message of this kind went out in the last LOG_THROTTLE_S.
-
-        Our own throttle: rclpy's inspects the caller's frame on every call, which costs
-        about a millisecond, a price a 1 kHz stream of clamped joints would pay each time.
-        """
-        now = time.monotonic()
-        if now < self._next_log.get(kind, 0.0):
-            return
-        self._next_log[kind] = now + LOG_THROTTLE_S
-        logger = self.get_logger()
-        (logger.error if error else logger.warning)(message)
-
     def _publish(self, active: ActiveModel, publication: Publication | None) -> None:
-        """Log what the stream noticed, then publish what it decided on."""
-        if self._report.notices:
-            for notice in self._report.take_notices():
-                if notice.kind is None:
-                    self.get_logger().warning(notice.text)
-                else:
-                    self._log_throttled(notice.kind, notice.text)
         if publication is not None:
             self._publish_tf_bytes(active.serialize(publication))
 
@@ -253,19 +239,16 @@ class UrdfStatePublisher(Node):
         try:
             active = self._active
             if active is None:
-                self._report.received_without_model()
+                self._health.received_without_model()
                 return
             try:
                 stamp, names, positions = self._joint_state_reader.read(data)
             except MalformedJointState as error:
-                self._report.received_malformed()
-                self._log_throttled('malformed', f'ignoring a JointState: {error}')
+                self._health.received_malformed(str(error))
                 return
             self._publish(active, active.stream.joint_state(names, positions, stamp))
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
-            self._report.drop(INTERNAL_ERROR)
-            self._log_throttled('joint_state_error',
-                                f'failed to process a JointState: {error!r}', error=True)
+            self._health.internal_error(f'failed to process a JointState: {error!r}')
 
     def _on_multi_dof_joint_state(self, message: MultiDOFJointState) -> None:
         try:
@@ -279,9 +262,7 @@ class UrdfStatePublisher(Node):
             self._publish(active, active.stream.multi_dof_joint_state(
                 message.joint_names, poses, (stamp.sec, stamp.nanosec)))
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
-            self._report.drop(INTERNAL_ERROR)
-            self._log_throttled('multi_dof_error',
-                                f'failed to process a MultiDOFJointState: {error!r}', error=True)
+            self._health.internal_error(f'failed to process a MultiDOFJointState: {error!r}')
 
     # Default positions --------------------------------------------------------------------
 
@@ -298,38 +279,22 @@ class UrdfStatePublisher(Node):
     # Diagnostics --------------------------------------------------------------------------
 
     def _publish_diagnostics(self) -> None:
-        report = self._report
+        """Log what started or ended in the last period and publish its status."""
+        assessment = self._health.assess()
+        logger = self.get_logger()
+        # One call per severity: rclpy refuses two severities from one line of code.
+        for line in assessment.log:
+            if line.level == Level.ERROR:
+                logger.error(line.text)
+            elif line.level == Level.WARN:
+                logger.warning(line.text)
+            else:
+                logger.info(line.text)
         active = self._active
-        now = time.monotonic()
-        rate = report.period_received / DIAGNOSTICS_PERIOD_S
-        age = '' if report.last_receipt is None else f'{now - report.last_receipt:.3f}'
-        values = [
-            ('robot', active.stream.model.name if active else ''),
-            ('joint_states received', str(report.received)),
-            ('joint_states rate (Hz)', f'{rate:.1f}'),
-            ('joint_states age (s)', age),
-            ('joints clamped', ', '.join(sorted(report.clamped))),
-            ('unknown joint names', ', '.join(sorted(report.unknown))
-             + (f' and {report.unknown_overflow} more' if report.unknown_overflow else '')),
-        ]
-        values += [(f'dropped: {reason}', str(count))
-                   for reason, count in sorted(report.dropped.items())]
-        # The level reflects the last period; the values above count since start.
-        if active is None:
-            level, summary = DiagnosticStatus.ERROR, 'no robot description'
-        elif report.received == 0:
-            level, summary = DiagnosticStatus.WARN, 'no joint_states received yet'
-        elif report.period_problems:
-            level = DiagnosticStatus.WARN
-            summary = 'publishing; in the last period: ' + ', '.join(
-                sorted(report.period_problems))
-        else:
-            level, summary = DiagnosticStatus.OK, 'publishing'
         status = DiagnosticStatus(
-            level=level, name=f'{self.get_name()}: joint_states', message=summary,
-            hardware_id=active.stream.model.name if active else '',
-            values=[KeyValue(key=k, value=v) for k, v in values])
+            level=DIAGNOSTIC_LEVEL[assessment.level], name=f'{self.get_name()}: joint_states',
+            message=assessment.message, hardware_id=active.stream.model.name if active else '',
+            values=[KeyValue(key=k, value=v) for k, v in assessment.values])
         array = DiagnosticArray(status=[status])
         array.header.stamp = self.get_clock().now().to_msg()
         self._diagnostics.publish(array)
-        report.end_period()

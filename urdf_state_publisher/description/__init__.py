@@ -2,13 +2,16 @@
 
 Every element is read once, with the hardened lxml parser of `xml_safety`: origins by
 `origins`, joints by `joints`, sensors by `sensors`, <model_state> by `model_state`; checks
-that span elements (mimics, the tree) live in `validation`.
+that span elements (mimics, the tree) live in `validation`; unknown names, near misses of known
+ones or extensions for other tools, are sorted by `unknown_names`.
 """
 
 from urdf_state_publisher.description.files import expand_xacro, read_description_file
 from urdf_state_publisher.description.parse import parse_description
 from urdf_state_publisher.description.records import (
     Description,
+    Extension,
+    Extensions,
     Joint,
     JointType,
     Limits,
@@ -17,12 +20,15 @@ from urdf_state_publisher.description.records import (
     Sensor,
     SoftLimits,
 )
+from urdf_state_publisher.description.unknown_names import describe_extensions
 from urdf_state_publisher.description.xml_safety import MAX_DESCRIPTION_BYTES
 from urdf_state_publisher.errors import DescriptionError
 
 __all__ = [
     'Description',
     'DescriptionError',
+    'Extension',
+    'Extensions',
     'Joint',
     'JointType',
     'Limits',
@@ -31,6 +37,7 @@ __all__ = [
     'Origin',
     'Sensor',
     'SoftLimits',
+    'describe_extensions',
     'expand_xacro',
     'parse_description',
     'read_description_file',

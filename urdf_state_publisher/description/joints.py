@@ -5,16 +5,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from urdf_state_publisher.description.messages import (
-    line_of,
-    quoted,
-    shorten,
-    warn_unknown_attributes,
-    warn_unknown_children,
-    Warnings,
+from urdf_state_publisher.description.messages import line_of, quoted, Warnings
+from urdf_state_publisher.description.origins import (
+    ORIGIN_ATTRIBUTES,
+    ORIGIN_WITHOUT,
+    read_origin,
 )
-from urdf_state_publisher.description.origins import ORIGIN_ATTRIBUTES, read_origin
 from urdf_state_publisher.description.records import Joint, JointType, Limits, Mimic, SoftLimits
+from urdf_state_publisher.description.unknown_names import (
+    check_attributes,
+    check_children,
+    ExtensionTally,
+)
 from urdf_state_publisher.description.values import finite_attribute, numbers
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import Vector3
@@ -40,13 +42,41 @@ _CHILD_ATTRIBUTES = {
     'mimic': frozenset({'joint', 'multiplier', 'offset'}),
 }
 _CHILD_TAGS = tuple(_CHILD_ATTRIBUTES)
+_DEFAULT_AXIS = (1.0, 0.0, 0.0)
+# The attributes that may be left out, and the value they then have.
+_DEFAULTS = {
+    'limit': {'lower': 0.0, 'upper': 0.0},
+    'safety_controller': {'soft_lower_limit': 0.0, 'soft_upper_limit': 0.0, 'k_position': 0.0},
+    'mimic': {'multiplier': 1.0, 'offset': 0.0},
+    'dynamics': {'damping': 0.0, 'friction': 0.0},
+    'calibration': {'rising': 0.0, 'falling': 0.0},
+}
+# What leaving out a child or an attribute means, for the warning about a near miss of its name
+# (leaving out a required one is an error, which names the near miss).
+_CHILD_WITHOUT = {
+    'origin': "the joint's origin is the identity",
+    'axis': 'the axis is ' + ' '.join(f'{c:g}' for c in _DEFAULT_AXIS),
+    'limit': 'the joint has no limits',
+    'safety_controller': 'the joint has no soft limits',
+    'mimic': 'the joint mimics no other joint',
+}
+_AXISLESS_CHILD_WITHOUT = {k: v for k, v in _CHILD_WITHOUT.items() if k != 'axis'}
+_ATTRIBUTE_WITHOUT = {
+    'origin': ORIGIN_WITHOUT,
+    **{tag: {attribute: f'{attribute} is {value:g}' for attribute, value in defaults.items()}
+       for tag, defaults in _DEFAULTS.items()},
+}
 
 
-def _children(element: Any, joint_type: JointType, name: str,
-              warnings: Warnings) -> dict[str, Any]:
-    """The first child of each known tag; warnings about repeats, unknown tags and attributes."""
+def _children(element: Any, joint_type: JointType, name: str, warnings: Warnings,
+              tally: ExtensionTally) -> tuple[dict[str, Any], str | None]:
+    """The first child of each known tag, and the first near miss of a known name, if any.
+
+    Warns about repeats and near misses of known names; records the other unknown names as
+    extensions.
+    """
     path = f'/robot/joint[@name={quoted(name)}]'
-    warn_unknown_attributes(element, _JOINT_ATTRIBUTES, path, warnings)
+    near_misses = check_attributes(element, _JOINT_ATTRIBUTES, path, warnings, tally)
     first: dict[str, Any] = {}
     counts: dict[str, int] = {}
     # lxml filters by tag in C: a joint padded with a million junk elements costs little.
@@ -60,18 +90,26 @@ def _children(element: Any, joint_type: JointType, name: str,
         first.pop('axis', None)
         counts.pop('axis', None)
     for tag, child in first.items():
-        warn_unknown_attributes(child, _CHILD_ATTRIBUTES[tag], f'{path}/{tag}', warnings)
-        if len(child):
-            extra = f' (and {len(child) - 1} more)' if len(child) > 1 else ''
-            warnings.append(
-                f'unknown element <{shorten(child[0].tag)}> in {path}/{tag} ignored{extra}')
+        near_misses.update(check_attributes(
+            child, _CHILD_ATTRIBUTES[tag], f'{path}/{tag}', warnings, tally,
+            without=_ATTRIBUTE_WITHOUT.get(tag, {})))
+        if len(child):  # no child of <joint> has children in the spec
+            check_children(child, (), f'{path}/{tag}', warnings, tally)
     for tag, count in counts.items():
         if count > 1:
             warnings.append(
                 f'joint {quoted(name)}: <{tag}> is given {count} times; the first one is used')
     known = sum(1 for _ in element.iterchildren(*_CHILD_TAGS))
-    warn_unknown_children(element, _CHILD_TAGS, path, warnings, known)
-    return first
+    without = _AXISLESS_CHILD_WITHOUT if joint_type in _AXISLESS_TYPES else _CHILD_WITHOUT
+    near_misses.update(check_children(element, _CHILD_TAGS, path, warnings, tally,
+                                      known_count=known, without=without))
+    return first, next(iter(near_misses.values()), None)
+
+
+def _value(children: dict[str, Any], tag: str, attribute: str, context: str) -> float:
+    """The number in `attribute` of child `tag`; its default if absent, else an error."""
+    return finite_attribute(children[tag], attribute, f'{context} <{tag}>',
+                            _DEFAULTS.get(tag, {}).get(attribute))
 
 
 def _link_reference(reference: Any | None, tag: str, context: str) -> str:
@@ -98,8 +136,13 @@ def _axis(element: Any, context: str) -> Vector3:
     return (x / length, y / length, z / length)
 
 
-def read_joint(element: Any, version: tuple[int, int], warnings: Warnings) -> Joint:
-    """Read one <joint> with the spec's defaults; DescriptionError naming the joint if invalid."""
+def read_joint(element: Any, version: tuple[int, int], warnings: Warnings,
+               tally: ExtensionTally) -> Joint:
+    """Read one <joint> with the spec's defaults; DescriptionError naming the joint if invalid.
+
+    The error also names the joint's first near miss of a known name, which is often its cause
+    (<limits> on a revolute joint).
+    """
     name = element.get('name')
     if not name:
         raise DescriptionError(
@@ -113,20 +156,29 @@ def read_joint(element: Any, version: tuple[int, int], warnings: Warnings) -> Jo
     except ValueError:
         raise DescriptionError(
             f'{context} has unknown type {quoted(type_text)}; use one of {_TYPE_NAMES}') from None
-    children = _children(element, joint_type, name, warnings)
+    children, near_miss = _children(element, joint_type, name, warnings, tally)
+    try:
+        return _joint(name, joint_type, children, version, context)
+    except DescriptionError as error:
+        if near_miss is None:
+            raise
+        raise DescriptionError(f'{error} ({near_miss})') from None
+
+
+def _joint(name: str, joint_type: JointType, children: dict[str, Any],
+           version: tuple[int, int], context: str) -> Joint:
     parent = _link_reference(children.get('parent'), 'parent', context)
     child = _link_reference(children.get('child'), 'child', context)
     origin = read_origin(children.get('origin'), version, context)
     axis_element = children.get('axis')
-    axis = (1.0, 0.0, 0.0) if axis_element is None else _axis(axis_element, context)
+    axis = _DEFAULT_AXIS if axis_element is None else _axis(axis_element, context)
 
     limits = None
     if 'limit' in children:
-        limit, where = children['limit'], f'{context} <limit>'
-        effort = finite_attribute(limit, 'effort', where)
-        limits = Limits(lower=finite_attribute(limit, 'lower', where, 0.0),
-                        upper=finite_attribute(limit, 'upper', where, 0.0),
-                        velocity=finite_attribute(limit, 'velocity', where), effort=effort)
+        effort = _value(children, 'limit', 'effort', context)
+        limits = Limits(lower=_value(children, 'limit', 'lower', context),
+                        upper=_value(children, 'limit', 'upper', context),
+                        velocity=_value(children, 'limit', 'velocity', context), effort=effort)
     if joint_type in (JointType.REVOLUTE, JointType.PRISMATIC):
         if limits is None:
             raise DescriptionError(
@@ -139,12 +191,11 @@ def read_joint(element: Any, version: tuple[int, int], warnings: Warnings) -> Jo
 
     soft_limits = None
     if 'safety_controller' in children:
-        safety, where = children['safety_controller'], f'{context} <safety_controller>'
         soft_limits = SoftLimits(
-            soft_lower=finite_attribute(safety, 'soft_lower_limit', where, 0.0),
-            soft_upper=finite_attribute(safety, 'soft_upper_limit', where, 0.0),
-            k_position=finite_attribute(safety, 'k_position', where, 0.0),
-            k_velocity=finite_attribute(safety, 'k_velocity', where))
+            soft_lower=_value(children, 'safety_controller', 'soft_lower_limit', context),
+            soft_upper=_value(children, 'safety_controller', 'soft_upper_limit', context),
+            k_position=_value(children, 'safety_controller', 'k_position', context),
+            k_velocity=_value(children, 'safety_controller', 'k_velocity', context))
 
     mimic = None
     if 'mimic' in children:
@@ -153,13 +204,13 @@ def read_joint(element: Any, version: tuple[int, int], warnings: Warnings) -> Jo
         if not leader:
             raise DescriptionError(f'{where} has no joint attribute; add joint="..."')
         mimic = Mimic(joint=leader,
-                      multiplier=finite_attribute(element_mimic, 'multiplier', where, 1.0),
-                      offset=finite_attribute(element_mimic, 'offset', where, 0.0))
+                      multiplier=_value(children, 'mimic', 'multiplier', context),
+                      offset=_value(children, 'mimic', 'offset', context))
 
     for tag in ('dynamics', 'calibration'):
         if tag in children:
             for attribute in sorted(_CHILD_ATTRIBUTES[tag]):
-                finite_attribute(children[tag], attribute, f'{context} <{tag}>', 0.0)
+                _value(children, tag, attribute, context)
 
     return Joint(name=name, type=joint_type, parent=parent, child=child, origin=origin,
                  axis=axis, limits=limits, soft_limits=soft_limits, mimic=mimic)

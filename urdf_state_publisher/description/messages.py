@@ -88,40 +88,6 @@ class Warnings:
         return (*self._kept, f'... and {self._dropped} more warnings')
 
 
-def warn_unknown_children(parent: Any, known: tuple[str, ...], where: str,
-                          warnings: Warnings, known_count: int | None = None) -> None:
-    """Warn about children of `parent` whose tag is not `known`; count those not kept.
-
-    Python only visits children until the warnings are full: lxml counts in C, so that a
-    million junk elements cost little time.
-    """
-    if known_count is None:
-        known_count = sum(1 for _ in parent.iterchildren(*known))
-    # The parser drops comments and processing instructions and refuses entities: every
-    # child is an element.
-    unknown = len(parent) - known_count
-    if unknown <= 0:
-        return
-    shown = 0
-    if warnings.room > 0:
-        for child in parent:
-            if child.tag in known or not isinstance(child.tag, str):
-                continue
-            warnings.append(f'unknown element <{shorten(child.tag)}> in {where} ignored')
-            shown += 1
-            if warnings.room <= 0 or shown == unknown:
-                break
-    warnings.count(unknown - shown)
-
-
-def warn_unknown_attributes(element: Any, known: frozenset[str], where: str,
-                            warnings: Warnings) -> None:
-    """Warn about attributes of `element` that are not `known`."""
-    for attribute in element.attrib:
-        if attribute not in known:
-            warnings.append(f'unknown attribute {quoted(attribute)} in {where} ignored')
-
-
 def describe_exception(exc: BaseException) -> str:
     """An exception's type and message on one line, cut short if long."""
     return shorten(f'{type(exc).__name__}: {exc}' if str(exc) else type(exc).__name__)

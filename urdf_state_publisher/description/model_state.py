@@ -5,23 +5,19 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from urdf_state_publisher.description.messages import (
-    line_of,
-    quoted,
-    warn_unknown_children,
-    Warnings,
-)
+from urdf_state_publisher.description.messages import line_of, quoted, Warnings
 from urdf_state_publisher.description.records import Joint
+from urdf_state_publisher.description.unknown_names import check_children, ExtensionTally
 
 __all__ = ['read_model_state']
 
 
-def read_model_state(elements: list[Any], joints: dict[str, Joint],
-                     warnings: Warnings) -> dict[str, float]:
+def read_model_state(elements: list[Any], joints: dict[str, Joint], warnings: Warnings,
+                     tally: ExtensionTally) -> dict[str, float]:
     """Position by joint name from every <model_state>'s <joint_state>s; the first one wins."""
     positions: dict[str, float] = {}
     for model_state in elements:
-        warn_unknown_children(model_state, ('joint_state',), '<model_state>', warnings)
+        check_children(model_state, ('joint_state',), '<model_state>', warnings, tally)
         for element in model_state.iterchildren('joint_state'):
             name = element.get('joint')
             if not name:

@@ -9,9 +9,13 @@ from urdf_state_publisher.description.values import numbers
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import normalized, rpy_from_quaternion
 
-__all__ = ['ORIGIN_ATTRIBUTES', 'read_origin']
+__all__ = ['ORIGIN_ATTRIBUTES', 'ORIGIN_WITHOUT', 'read_origin']
 
 ORIGIN_ATTRIBUTES = frozenset({'xyz', 'rpy', 'quat_xyzw'})
+_ZERO = (0.0, 0.0, 0.0)
+# What leaving out an attribute means, for the warning about a near miss of its name.
+ORIGIN_WITHOUT = {name: f'{name} is ' + ' '.join(f'{v:g}' for v in _ZERO)
+                  for name in ('xyz', 'rpy')}
 
 
 def read_origin(element: Any | None, version: tuple[int, int], context: str) -> Origin:
@@ -27,9 +31,9 @@ def read_origin(element: Any | None, version: tuple[int, int], context: str) -> 
     xyz_text = element.get('xyz')
     rpy_text = element.get('rpy')
     quaternion_text = element.get('quat_xyzw')
-    xyz = (0.0, 0.0, 0.0) if xyz_text is None else numbers(xyz_text, 3, where, 'xyz')
+    xyz = _ZERO if xyz_text is None else numbers(xyz_text, 3, where, 'xyz')
     if quaternion_text is None:
-        rpy = (0.0, 0.0, 0.0) if rpy_text is None else numbers(rpy_text, 3, where, 'rpy')
+        rpy = _ZERO if rpy_text is None else numbers(rpy_text, 3, where, 'rpy')
         return Origin(xyz=xyz, rpy=rpy)
     if version < URDF_1_1:
         raise DescriptionError(

@@ -11,13 +11,13 @@ from urdf_state_publisher.description.messages import (
     lines_of,
     quoted,
     shorten,
-    warn_unknown_children,
     Warnings,
 )
 from urdf_state_publisher.description.model_state import read_model_state
 from urdf_state_publisher.description.origins import read_origin
 from urdf_state_publisher.description.records import Description, Joint, URDF_1_1
 from urdf_state_publisher.description.sensors import read_sensors
+from urdf_state_publisher.description.unknown_names import check_children, ExtensionTally
 from urdf_state_publisher.description.validation import (
     build_tree,
     check_mimics,
@@ -30,7 +30,8 @@ from urdf_state_publisher.errors import DescriptionError
 __all__ = ['parse_description']
 
 _READ_ROBOT_CHILDREN = ('link', 'joint', 'sensor', 'model_state')
-_SKIPPED_ROBOT_CHILDREN = ('material', 'gazebo', 'transmission')
+# URDF's own, for visualisers; <gazebo> and <transmission>, other tools', are extensions.
+_SKIPPED_ROBOT_CHILDREN = ('material',)
 _KNOWN_ROBOT_CHILDREN = (*_READ_ROBOT_CHILDREN, *_SKIPPED_ROBOT_CHILDREN)
 # The children of <link> in the URDF spec, and <origin>, which old files put in links.
 _LINK_PARTS = ('visual', 'collision', 'inertial')
@@ -44,16 +45,22 @@ def parse_description(text: str | bytes) -> Description:
     links and joints; problems that leave the model usable are returned in `warnings`.
     A <mimic> on a fixed, floating or planar joint is dropped with a warning (such a joint has
     no single position to set); a mimic whose leader is such a joint is an error. Of a link the
-    kinematic model needs only the name; an unknown child element of a link is warned about.
+    kinematic model needs only the name; its unknown children are sorted as said below.
     In a URDF 1.1 document the origins of a link's visual, collision and inertial elements are
     checked as joint origins are (their geometry, a capsule included, is not read); a 1.0
     document's link contents are not read at all. Of a joint, only the first of each kind of
-    child is read (a repeat is warned about), and elements inside them are ignored, with a
-    warning. The axis of fixed and floating joints is not read.
+    child is read (a repeat is warned about), and elements inside them are extensions. The axis
+    of fixed and floating joints is not read.
+
+    An unknown element or attribute is a warning when its name is a near miss of a name known
+    at its place (<orgin> in a joint: "did you mean <origin>?"); any other is an extension,
+    which the format lets other tools add (<gazebo>, <ros2_control>, drake:...), returned in
+    `extensions` and not warned about (see unknown_names).
 
     Descriptions of more than MAX_DESCRIPTION_BYTES (32 MiB; as UTF-8 for str) are refused
     before parsing. At most the first 50 warnings found are kept; if there are more, a last,
-    51st, warning says how many more there were ('... and N more warnings').
+    51st, warning says how many more there were ('... and N more warnings'). Extensions are
+    all counted, the first 100 listed.
     """
     try:
         return _parse_description(text)
@@ -81,7 +88,8 @@ def _check_link_origins(element: Any, name: str, version: tuple[int, int],
             checked.add(key)
 
 
-def _read_links(elements: list[Any], version: tuple[int, int], warnings: Warnings) -> list[str]:
+def _read_links(elements: list[Any], version: tuple[int, int], warnings: Warnings,
+                tally: ExtensionTally) -> list[str]:
     """Link names in document order; DescriptionError for a missing or repeated name."""
     by_name: dict[str, Any] = {}
     checked: set[tuple[str | None, ...]] = set()
@@ -97,20 +105,20 @@ def _read_links(elements: list[Any], version: tuple[int, int], warnings: Warning
                 'link names must be unique')
         by_name[name] = element
         if len(element):
-            warn_unknown_children(element, _KNOWN_LINK_CHILDREN,
-                                  f'/robot/link[@name={quoted(name)}]', warnings)
+            check_children(element, _KNOWN_LINK_CHILDREN,
+                           f'/robot/link[@name={quoted(name)}]', warnings, tally)
             if version >= URDF_1_1:
                 _check_link_origins(element, name, version, checked)
     return list(by_name)
 
 
-def _read_joints(elements: list[Any], version: tuple[int, int],
-                 warnings: Warnings) -> dict[str, Joint]:
+def _read_joints(elements: list[Any], version: tuple[int, int], warnings: Warnings,
+                 tally: ExtensionTally) -> dict[str, Joint]:
     """Joints by name in document order; DescriptionError for a repeated name."""
     joints: dict[str, Joint] = {}
     joint_elements: dict[str, Any] = {}
     for element in elements:
-        joint = read_joint(element, version, warnings)
+        joint = read_joint(element, version, warnings, tally)
         if joint.name in joints:
             raise DescriptionError(
                 f'joint {quoted(joint.name)} is defined twice'
@@ -133,23 +141,36 @@ def _parse_description(text: str | bytes) -> Description:
     version = read_version(root.get('version'))
 
     warnings = Warnings()
+    tally = ExtensionTally()
     # lxml filters children by tag in C: junk elements cost no Python time.
     by_tag: dict[str, list[Any]] = {tag: [] for tag in _READ_ROBOT_CHILDREN}
     for child in root.iterchildren(*_READ_ROBOT_CHILDREN):
         by_tag[child.tag].append(child)
     known = sum(map(len, by_tag.values())) + sum(
         1 for _ in root.iterchildren(*_SKIPPED_ROBOT_CHILDREN))
-    warn_unknown_children(root, _KNOWN_ROBOT_CHILDREN, '<robot>', warnings, known)
+    near_misses = check_children(root, _KNOWN_ROBOT_CHILDREN, '<robot>', warnings, tally,
+                                 known_count=known)
+    try:
+        return _read_robot(robot_name, version, by_tag, warnings, tally)
+    except DescriptionError as error:
+        # A misspelt <link> or <joint> is often what breaks the tree (two root links).
+        if not near_misses:
+            raise
+        raise DescriptionError(f'{error} ({next(iter(near_misses.values()))})') from None
+
+
+def _read_robot(robot_name: str, version: tuple[int, int], by_tag: dict[str, list[Any]],
+                warnings: Warnings, tally: ExtensionTally) -> Description:
     if not by_tag['link']:
         raise DescriptionError(
             f'robot {quoted(robot_name)} has no links; a URDF needs at least one')
 
-    links = _read_links(by_tag['link'], version, warnings)
-    joints = check_mimics(_read_joints(by_tag['joint'], version, warnings), warnings)
+    links = _read_links(by_tag['link'], version, warnings, tally)
+    joints = check_mimics(_read_joints(by_tag['joint'], version, warnings, tally), warnings)
     root_link, ordered_links, ordered_joints = build_tree(links, list(joints.values()))
     warnings.extend(soft_limit_warnings(ordered_joints))
-    sensors = read_sensors(by_tag['sensor'], set(links), version, warnings)
-    model_state = read_model_state(by_tag['model_state'], joints, warnings)
+    sensors = read_sensors(by_tag['sensor'], set(links), version, warnings, tally)
+    model_state = read_model_state(by_tag['model_state'], joints, warnings, tally)
     return Description(
         name=robot_name,
         root=root_link,
@@ -159,4 +180,5 @@ def _parse_description(text: str | bytes) -> Description:
         model_state=model_state,
         warnings=warnings.result(),
         version=f'{version[0]}.{version[1]}',
+        extensions=tally.result(),
     )

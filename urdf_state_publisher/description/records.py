@@ -7,8 +7,8 @@ import enum
 
 from urdf_state_publisher.geometry import normalized, Quaternion, quaternion_from_rpy, Vector3
 
-__all__ = ['Description', 'Joint', 'JointType', 'Limits', 'Mimic', 'Origin', 'Sensor',
-           'SoftLimits', 'URDF_1_0', 'URDF_1_1']
+__all__ = ['Description', 'Extension', 'extension_label', 'Extensions', 'Joint', 'JointType',
+           'Limits', 'Mimic', 'Origin', 'Sensor', 'SoftLimits', 'URDF_1_0', 'URDF_1_1']
 
 # URDF versions as (major, minor): what a document without a version attribute is, and the
 # first one with quaternion origins and capsules.
@@ -131,10 +131,50 @@ class Sensor:
 
 
 @dataclass(frozen=True)
+class Extension:
+    """An element or attribute that the URDF format lets other tools add: not read, no warning.
+
+    `name` is as written (a namespaced one with its prefix: 'drake:gear_ratio'), cut short if
+    long; `where` is the element it is in ('<robot>', "/robot/link[@name='a']"); `line` that
+    element's line (its own, for an element), if known.
+    """
+
+    name: str
+    attribute: bool
+    where: str
+    line: int | None
+
+    @property
+    def label(self) -> str:
+        """'<gazebo>' for an element, "'mu_coulomb'" for an attribute."""
+        return extension_label(self.name, self.attribute)
+
+
+def extension_label(name: str, attribute: bool) -> str:
+    """How messages show an extension's name: '<gazebo>', "'mu_coulomb'"."""
+    return repr(name) if attribute else f'<{name}>'
+
+
+@dataclass(frozen=True)
+class Extensions:
+    """The extensions of a description: all counted, the first ones found listed.
+
+    `counts` gives (label, number) per name, elements first, then attributes, each sorted by
+    name; a hostile description's names beyond the first 50 are only in `total`.
+    """
+
+    listed: tuple[Extension, ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
+    total: int = 0
+
+
+@dataclass(frozen=True)
 class Description:
     """A validated robot description: one tree of links, joints parent-before-child.
 
-    `version` is the document's URDF version, '1.0' when it declares none.
+    `version` is the document's URDF version, '1.0' when it declares none. `warnings` are the
+    findings that change what is published or look like mistakes; `extensions` what the
+    document holds for other tools (<gazebo>, <ros2_control>, vendor attributes).
     """
 
     name: str
@@ -145,3 +185,4 @@ class Description:
     model_state: dict[str, float]
     warnings: tuple[str, ...]
     version: str = '1.0'
+    extensions: Extensions = Extensions()

@@ -7,17 +7,28 @@ from typing import Any
 from urdf_state_publisher.description.messages import line_of, quoted, Warnings
 from urdf_state_publisher.description.origins import read_origin
 from urdf_state_publisher.description.records import Sensor
+from urdf_state_publisher.description.unknown_names import check_children, ExtensionTally
 from urdf_state_publisher.description.values import finite
 from urdf_state_publisher.errors import DescriptionError
 
 __all__ = ['read_sensors']
 
+# The children of <sensor> that give its frame. Its others (<camera>, <ray>, ...) describe the
+# sensor and are not read: only near misses of these names are warned about.
+_FRAME_CHILDREN = ('parent', 'origin')
+_WITHOUT = {'parent': 'the sensor is skipped', 'origin': "the sensor's origin is the identity"}
 
-def _parent(element: Any, context: str, links: set[str], warnings: Warnings) -> str | None:
-    """The sensor's parent link, or None after a warning that says why it is unusable."""
+
+def _parent(element: Any, context: str, links: set[str], warnings: Warnings,
+            misspelt: bool) -> str | None:
+    """The sensor's parent link, or None after a warning that says why it is unusable.
+
+    `misspelt`: a near miss of <parent> was warned about, which says that already.
+    """
     parent_element = element.find('parent')
     if parent_element is None:
-        warnings.append(f'{context} has no <parent link="..."/>; sensor skipped')
+        if not misspelt:
+            warnings.append(f'{context} has no <parent link="..."/>; sensor skipped')
         return None
     parent = parent_element.get('link')
     if parent is None:
@@ -36,7 +47,7 @@ def _parent(element: Any, context: str, links: set[str], warnings: Warnings) -> 
 
 
 def read_sensors(elements: list[Any], links: set[str], version: tuple[int, int],
-                 warnings: Warnings) -> list[Sensor]:
+                 warnings: Warnings, tally: ExtensionTally) -> list[Sensor]:
     """The usable sensors among `elements`, in document order, the first of each name."""
     sensors: list[Sensor] = []
     names: set[str] = set()
@@ -46,7 +57,10 @@ def read_sensors(elements: list[Any], links: set[str], version: tuple[int, int],
             warnings.append(f'a <sensor>{line_of(element)} has no name; sensor skipped')
             continue
         context = f'sensor {quoted(name)}'
-        parent = _parent(element, context, links, warnings)
+        near_misses = check_children(element, _FRAME_CHILDREN,
+                                     f'/robot/sensor[@name={quoted(name)}]', warnings, tally,
+                                     without=_WITHOUT, extensions=False)
+        parent = _parent(element, context, links, warnings, 'parent' in near_misses)
         if parent is None:
             continue
         if name in links:
