@@ -131,6 +131,29 @@ class NodeProcess:
             self._log.close()
 
 
+# A service call is sent again after this long without a response.
+SERVICE_ATTEMPT_S = 5.0
+
+
+def call_service(client, request, spin: Callable[[], None], timeout: float, what: str):
+    """The response to `request`, sending it again while none comes; fail after `timeout` s.
+
+    A ready service can still lose a call: the server may not yet know the client's response
+    reader when it answers (seen under load, on Fast DDS). Parameter requests are idempotent.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        future = client.call_async(request)
+        attempt_end = min(deadline, time.monotonic() + SERVICE_ATTEMPT_S)
+        while not future.done() and time.monotonic() < attempt_end:
+            spin()
+        if future.done():
+            return future.result()
+        future.cancel()
+        if time.monotonic() >= deadline:
+            pytest.fail(f'timed out after {timeout} s waiting for {what}')
+
+
 def stop_all(processes: Iterable[NodeProcess]) -> None:
     """SIGINT to every running process at once, then wait for each."""
     processes = list(processes)
@@ -537,18 +560,16 @@ class Link:
         client = self._client(service_type, service)
         wait_until(client.service_is_ready, timeout, lambda: self.probe.spin(0.05),
                    f'the {service} service of {self.name}')
-        future = client.call_async(request)
-        wait_until(future.done, timeout, lambda: self.probe.spin(0.05),
-                   f'the {service} response of {self.name}')
-        return future.result()
+        return call_service(client, request, lambda: self.probe.spin(0.05), timeout,
+                            f'the {service} response of {self.name}')
 
-    def set_parameters(self, timeout: float = 10.0, **values):
+    def set_parameters(self, timeout: float = 30.0, **values):
         """Set parameters through /<node>/set_parameters; the list of SetParametersResult."""
         request = SetParameters.Request(parameters=[Parameter(k, value=v).to_parameter_msg()
                                                     for k, v in values.items()])
         return self._call(SetParameters, 'set_parameters', request, timeout).results
 
-    def get_parameter(self, name: str, timeout: float = 10.0):
+    def get_parameter(self, name: str, timeout: float = 30.0):
         """The value of one parameter, from /<node>/get_parameters."""
         response = self._call(GetParameters, 'get_parameters',
                               GetParameters.Request(names=[name]), timeout)

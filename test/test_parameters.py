@@ -136,6 +136,7 @@ NAME = 'described'
 def described(start_node, probe):
     """The node's descriptors and values, by name, from its services (publish_frequency: 50)."""
     from conftest import SAMPLE_URDF
+    from node_fixtures import call_service
     from rcl_interfaces.srv import DescribeParameters, GetParameters
 
     start_node({'robot_description': SAMPLE_URDF.read_text(), 'publish_frequency': 50},
@@ -147,9 +148,8 @@ def described(start_node, probe):
         kind = 'describe' if service is DescribeParameters else 'get'
         client = probe.node.create_client(service, f'/{NAME}/{kind}_parameters')
         probe.wait_until(client.service_is_ready, 15, f'/{NAME}/{kind}_parameters')
-        future = client.call_async(request)
-        probe.wait_until(future.done, 10, f'the {kind}_parameters response')
-        results.append(future.result())
+        results.append(call_service(client, request, probe.spin, 30,
+                                    f'the {kind}_parameters response'))
     descriptors, values = results
     return (dict(zip(names, descriptors.descriptors)), dict(zip(names, values.values)))
 
