@@ -1,14 +1,43 @@
-"""Show a robot description in RViz 2, published by urdf_state_publisher."""
+"""Show a robot description in RViz 2, published by urdf_state_publisher.
 
+Before it starts anything, this checks its arguments and that RViz 2 (and, with gui:=true,
+joint_state_publisher_gui) are installed: a problem ends the launch with one line and nothing
+running. RViz's view follows the node's namespace, frame_prefix and the model's root link.
+"""
+
+import os
+import tempfile
+
+from ament_index_python.packages import get_package_prefix, PackageNotFoundError
 from launch import LaunchContext, LaunchDescription
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
-from launch.conditions import IfCondition
+from launch.actions import (
+    DeclareLaunchArgument,
+    IncludeLaunchDescription,
+    LogInfo,
+    OpaqueFunction,
+    RegisterEventHandler,
+)
+from launch.event_handlers import OnShutdown
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import LaunchConfiguration, PathJoinSubstitution, TextSubstitution
+from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
+from urdf_state_publisher.launch_support import (
+    GUI,
+    install_hint,
+    LaunchArgumentError,
+    missing_packages,
+    NODE_NAME,
+    node_namespace,
+    node_setup,
+    parameter_overrides,
+    render_rviz_config,
+    rviz_view,
+    RvizView,
+    viewer_flags,
+)
 from urdf_state_publisher.parameters import launch_arguments
 
 
@@ -18,59 +47,81 @@ def declare_arguments() -> list[DeclareLaunchArgument]:
         *launch_arguments(
             'Namespace of urdf_state_publisher and joint_state_publisher_gui.'),
         DeclareLaunchArgument(
-            'gui',
-            default_value='false',
-            description='Start joint_state_publisher_gui; otherwise bring your own joint_states.'),
+            GUI.name, default_value='false', description=GUI.description),
         DeclareLaunchArgument(
-            'rviz_config',
-            default_value=PathJoinSubstitution(
-                [FindPackageShare('urdf_state_publisher'), 'config', 'display.rviz']),
-            description='RViz 2 configuration file.'),
+            'rviz_config', default_value='',
+            description="RViz 2 configuration file, used as it is (default: the package's "
+                        'config/display.rviz, set to the namespace, frame_prefix and root link).'),
     ]
 
 
-def _sim_time(context: LaunchContext) -> list[dict]:
-    """Return use_sim_time for RViz and the sliders: as given, else nothing (their default)."""
-    value = context.launch_configurations['use_sim_time'].strip()
-    if not value:
-        return []
-    # launch_ros converts text to bool only from a substitution, not from a plain str.
-    return [{'use_sim_time': ParameterValue(TextSubstitution(text=value), value_type=bool)}]
+def _installed(package: str) -> bool:
+    try:
+        get_package_prefix(package)
+    except PackageNotFoundError:
+        return False
+    return True
 
 
-def _viewers(context: LaunchContext) -> list[Node]:
-    """RViz 2 and, with gui:=true, joint_state_publisher_gui."""
-    joint_sliders = Node(
-        package='joint_state_publisher_gui',
-        executable='joint_state_publisher_gui',
-        name='joint_state_publisher_gui',
-        namespace=LaunchConfiguration('namespace'),
-        output='screen',
-        parameters=_sim_time(context),
-        condition=IfCondition(LaunchConfiguration('gui')),
-    )
-    rviz = Node(
-        package='rviz2',
-        executable='rviz2',
-        name='rviz2',
-        output='screen',
-        arguments=['-d', LaunchConfiguration('rviz_config')],
-        parameters=_sim_time(context),
-    )
-    return [joint_sliders, rviz]
+def _remove(path: str) -> None:
+    if os.path.exists(path):
+        os.remove(path)
 
 
-def generate_launch_description() -> LaunchDescription:
-    """Start urdf_state_publisher, RViz 2 and, with gui:=true, joint_state_publisher_gui."""
+def _rviz_config(context: LaunchContext, view: RvizView) -> tuple[str, list]:
+    """The config RViz opens, and the actions that go with it (a note, the cleanup)."""
+    given = context.launch_configurations.get('rviz_config', '').strip()
+    if given:
+        if not os.path.isfile(given):
+            raise LaunchArgumentError(f'launch argument rviz_config: no file at {given!r}')
+        return given, []
+    template = os.path.join(FindPackageShare(NODE_NAME).perform(context), 'config', 'display.rviz')
+    with open(template, encoding='utf-8') as template_file:
+        text = render_rviz_config(template_file.read(), view)
+    descriptor, path = tempfile.mkstemp(prefix='urdf_state_publisher_', suffix='.rviz')
+    with os.fdopen(descriptor, 'w', encoding='utf-8') as rendered:
+        rendered.write(text)
+    actions = [RegisterEventHandler(OnShutdown(on_shutdown=lambda *_: _remove(path)))]
+    if view.note:
+        actions.append(LogInfo(msg=f'display.launch.py: {view.note}'))
+    return path, actions
+
+
+def _launch_setup(context: LaunchContext) -> list:
+    """Check everything, then start urdf_state_publisher, RViz and the optional sliders.
+
+    An exception here ends the launch before anything runs; launch prints its message.
+    """
+    flags = viewer_flags(context.launch_configurations)
+    missing = missing_packages(flags, _installed)
+    if missing:
+        raise LaunchArgumentError(install_hint(missing, os.environ.get('ROS_DISTRO')))
+    share = FindPackageShare(NODE_NAME).perform(context)
+    namespace = node_namespace(context.launch_configurations)
+    setup = node_setup(context.launch_configurations, namespace, share)
+    rviz_config, actions = _rviz_config(context, rviz_view(setup, namespace))
+    given = parameter_overrides(context.launch_configurations)
+    # RViz and the sliders follow the node's use_sim_time only when it is given: their default.
+    sim_time = ([{'use_sim_time': ParameterValue(given['use_sim_time'], value_type=bool)}]
+                if 'use_sim_time' in given else [])
+    viewers = [Node(package='rviz2', executable='rviz2', name='rviz2', output='screen',
+                    arguments=['-d', rviz_config], parameters=sim_time)]
+    if flags[GUI.name]:
+        viewers.append(Node(
+            package='joint_state_publisher_gui', executable='joint_state_publisher_gui',
+            name='joint_state_publisher_gui', namespace=LaunchConfiguration('namespace'),
+            output='screen', parameters=sim_time))
     publisher = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(
-            PathJoinSubstitution(
-                [FindPackageShare('urdf_state_publisher'), 'launch',
-                 'urdf_state_publisher.launch.py'])),
+            os.path.join(share, 'launch', 'urdf_state_publisher.launch.py')),
         # Every argument of urdf_state_publisher.launch.py, as given here.
         launch_arguments=[
             (argument.name, LaunchConfiguration(argument.name))
             for argument in launch_arguments('')],
     )
-    return LaunchDescription(
-        [*declare_arguments(), publisher, OpaqueFunction(function=_viewers)])
+    return [*actions, publisher, *viewers]
+
+
+def generate_launch_description() -> LaunchDescription:
+    """Start urdf_state_publisher, RViz 2 and, with gui:=true, joint_state_publisher_gui."""
+    return LaunchDescription([*declare_arguments(), OpaqueFunction(function=_launch_setup)])

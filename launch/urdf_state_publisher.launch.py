@@ -1,12 +1,16 @@
-"""Start urdf_state_publisher on a robot description expanded by xacro."""
+"""Start urdf_state_publisher on a robot description: a .urdf, or a .xacro expanded by xacro."""
+
+from typing import Any, List
 
 from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
-from launch.substitutions import Command, FindExecutable, LaunchConfiguration, TextSubstitution
+from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
+from launch_ros.substitutions import FindPackageShare
 
-from urdf_state_publisher.parameters import launch_arguments, LAUNCH_OVERRIDES
+from urdf_state_publisher.launch_support import NODE_NAME, node_namespace, node_setup
+from urdf_state_publisher.parameters import launch_arguments
 
 
 def declare_arguments() -> list[DeclareLaunchArgument]:
@@ -15,53 +19,30 @@ def declare_arguments() -> list[DeclareLaunchArgument]:
         'Namespace of the node (and of its joint_states and robot_description).')
 
 
-def _params_files(context: LaunchContext) -> list[str]:
-    """Return the params file given in 'params_file' as a one-element list, or no file."""
-    params_file = LaunchConfiguration('params_file').perform(context).strip()
-    return [params_file] if params_file else []
-
-
-def _given(context: LaunchContext, types: dict[str, type]) -> dict[str, ParameterValue]:
-    """Return the parameters among `types` whose launch argument was given a value.
-
-    An argument left at its default, empty, is not passed at all, so that it cannot override
-    the params file with a default the user never asked for.
-    """
-    given = {}
-    for name, value_type in types.items():
-        value = context.launch_configurations[name].strip()
-        if value:
-            # launch_ros converts text to value_type only from a substitution: a plain str
-            # would have to be of value_type already.
-            given[name] = ParameterValue(TextSubstitution(text=value), value_type=value_type)
-    return given
+def _typed(parameters: dict[str, Any]) -> dict[str, ParameterValue]:
+    """Each value with its type: launch_ros would read a plain str as YAML ('1' a number)."""
+    return {name: ParameterValue(value, value_type=List[str] if isinstance(value, list)
+                                 else type(value))
+            for name, value in parameters.items()}
 
 
 def _launch_setup(context: LaunchContext) -> list[Node]:
-    """Build the node once the launch arguments are known.
+    """Check the arguments, then build the node (nothing starts if an argument is wrong).
 
-    Later entries of `parameters` win: the params file, then the description from `model`,
-    then the parameter arguments that were given.
+    Later entries of `parameters` win: the params file, then what the arguments given set
+    (launch_support.node_setup decides which).
     """
-    robot_description = ParameterValue(
-        Command([
-            FindExecutable(name='xacro'), ' ',
-            LaunchConfiguration('model'), ' ',
-            LaunchConfiguration('xacro_args'),
-        ]),
-        value_type=str)
+    setup = node_setup(context.launch_configurations,
+                       node_namespace(context.launch_configurations),
+                       FindPackageShare(NODE_NAME).perform(context))
     return [
         Node(
-            package='urdf_state_publisher',
-            executable='urdf_state_publisher',
-            name='urdf_state_publisher',
+            package=NODE_NAME,
+            executable=NODE_NAME,
+            name=NODE_NAME,
             namespace=LaunchConfiguration('namespace'),
             output='screen',
-            parameters=[
-                *_params_files(context),
-                {'robot_description': robot_description},
-                _given(context, LAUNCH_OVERRIDES),
-            ],
+            parameters=[*setup.params_files, _typed(setup.parameters)],
         ),
     ]
 

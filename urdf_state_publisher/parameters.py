@@ -22,7 +22,7 @@ from typing import Any
 __all__ = [
     'DOCUMENTED', 'LAUNCH_OVERRIDES', 'NodeConfig', 'PARAMETERS', 'ParameterSpec',
     'ParameterValueError', 'USE_SIM_TIME', 'config_yaml', 'declare', 'launch_arguments',
-    'readme_table',
+    'launch_value', 'readme_table',
 ]
 
 
@@ -264,9 +264,10 @@ def config_yaml() -> str:
         '--params-file <this file>',
         '# or:       ros2 launch urdf_state_publisher urdf_state_publisher.launch.py '
         'params_file:=<this file>',
-        *_comment('(the launch file sets robot_description from its model argument, and '
-                  + ', '.join(LAUNCH_OVERRIDES) + ' from its arguments of the same name when '
-                  'they are given; those take precedence).', ''),
+        *_comment("(the values here win over the launch files' defaults; the launch arguments "
+                  'given on the command line win over these: model over robot_description and '
+                  'description_file, and ' + ', '.join(LAUNCH_OVERRIDES) + ' over the '
+                  'parameter of the same name).', ''),
         '/**:',
         '  ros__parameters:',
     ]
@@ -296,6 +297,34 @@ def readme_table() -> str:
     return '\n'.join(rows + [readme_row(spec) for spec in DOCUMENTED]) + '\n'
 
 
+def _bool_from_text(text: str) -> bool:
+    """A launch argument's text as a bool: what launch's conditions and launch_ros both read."""
+    words = {'true': True, '1': True, 'false': False, '0': False}
+    if text.lower() not in words:
+        raise ValueError(text)
+    return words[text.lower()]
+
+
+# How launch_ros turns a launch argument's text into a value of each parameter type.
+_FROM_LAUNCH_TEXT = {bool: _bool_from_text, float: float, str: str}
+
+
+def launch_value(spec: ParameterSpec, text: str) -> bool | str | float:
+    """A launch argument's text as a value of `spec`'s type, checked as the node checks it.
+
+    ParameterValueError, one line that names the launch argument and what it accepts, when
+    the text converts to no value of the type or to one the node would refuse ('fast', 'inf',
+    '-5' for a frequency; 'yes' for a bool).
+    """
+    kind = type(spec.default)
+    try:
+        return spec.check(_FROM_LAUNCH_TEXT[kind](text.strip()))
+    except ValueError:
+        raise ParameterValueError(
+            f'launch argument {spec.name}: expected {spec.constraints or _A_TYPE[kind]}, '
+            f'got {text!r}') from None
+
+
 def launch_default_text(spec: ParameterSpec) -> str:
     """How a launch argument's description names the parameter's default."""
     return 'empty' if spec.default == '' else yaml_value(spec.default)
@@ -304,13 +333,11 @@ def launch_default_text(spec: ParameterSpec) -> str:
 def launch_arguments(namespace_description: str) -> list:
     """The DeclareLaunchArgument actions of urdf_state_publisher.launch.py, in order.
 
-    display.launch.py declares the same and forwards them. The arguments of LAUNCH_OVERRIDES
-    default to '' meaning "not given": then the params_file's value, else the node's
-    default, stands.
+    display.launch.py declares the same and forwards them. Every argument defaults to ''
+    meaning "not given": then the params_file's value, else the node's default, stands
+    (for `model`: the params_file's description, else the bundled sample robot).
     """
     from launch.actions import DeclareLaunchArgument
-    from launch.substitutions import PathJoinSubstitution
-    from launch_ros.substitutions import FindPackageShare
 
     overrides = [
         DeclareLaunchArgument(
@@ -320,20 +347,22 @@ def launch_arguments(namespace_description: str) -> list:
         for spec in DOCUMENTED if spec.launch_argument]
     return [
         DeclareLaunchArgument(
-            'model',
-            default_value=PathJoinSubstitution(
-                [FindPackageShare('urdf_state_publisher'), 'urdf', 'sample_arm.urdf.xacro']),
-            description='Robot description: a .urdf or .xacro file (expanded with xacro).'),
+            'model', default_value='',
+            description='Robot description: a .urdf file, or a .xacro file expanded with '
+                        "xacro_args; given, it overrides the params_file's robot_description "
+                        "and description_file (default: the params_file's description, else "
+                        'the bundled sample robot).'),
         DeclareLaunchArgument(
             'xacro_args', default_value='',
-            description="Space-separated 'name:=value' arguments for a .xacro model."),
+            description="Space-separated 'name:=value' arguments for a .xacro model, or for "
+                        "the params_file's description_file."),
         DeclareLaunchArgument(
             'namespace', default_value='', description=namespace_description),
         *overrides,
         DeclareLaunchArgument(
             'params_file', default_value='',
-            description='Optional YAML file of urdf_state_publisher parameters; the arguments '
-                        'above that are given override it.'),
+            description='Optional YAML file of urdf_state_publisher parameters: its values win '
+                        'over the defaults, the arguments above that are given win over it.'),
     ]
 
 
