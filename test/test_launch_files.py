@@ -972,3 +972,32 @@ def test_sample_loads_with_the_ros_urdf_parser(sample):
     assert robot.get_root() == 'base_footprint'
     assert {joint.name for joint in robot.joints} == set(SAMPLE_JOINTS)
     assert not any(element.find('mesh') is not None for element in sample.iter('geometry'))
+
+
+# --- Package metadata -----------------------------------------------------------------------
+
+def _exec_depends() -> set[str]:
+    package = ElementTree.parse(PACKAGE_ROOT / 'package.xml').getroot()
+    return {element.text.strip() for tag in ('exec_depend', 'depend')
+            for element in package.findall(tag)}
+
+
+def test_the_display_tools_are_no_run_dependency():
+    """rosdep installs exec_depends on every robot: none of them may be a GUI tool."""
+    assert not _exec_depends() & set(DISPLAY_PACKAGES)
+
+
+def test_what_the_launch_files_import_is_a_run_dependency():
+    """The packages the launch files (and launch_support) import come with the node."""
+    imported = set().union(*(module_level_imports(path) for path in LAUNCH_FILES))
+    imported -= stdlib_module_names | {PACKAGE}
+    assert imported == {'launch', 'launch_ros', 'ament_index_python'}
+    assert imported | {'python3-yaml'} <= _exec_depends()
+
+
+def test_the_readme_says_how_to_install_the_display_tools():
+    from urdf_state_publisher.launch_support import install_hint
+
+    readme = (PACKAGE_ROOT / 'README.md').read_text(encoding='utf-8')
+    command = install_hint(DISPLAY_PACKAGES, None).split('`')[1]
+    assert command in readme
