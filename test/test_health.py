@@ -487,3 +487,16 @@ def test_sources_beyond_the_limit_forget_the_one_heard_least_recently():
         rig.ms += 10
     assert rig.health.sources[('JointState', ALL)] is full and full.count == count + 300
     assert len(rig.health.sources) == len(rig.health.source_of_plan) == MAX_SOURCES
+
+
+def test_joint_states_rclpy_deserialized_are_counted_per_encapsulation_and_no_problem():
+    rig = Rig()
+    for encapsulation in ('0007', '0007', '0009'):
+        rig.health.deserialized_by_rclpy(encapsulation)
+    made = rig.run(10, (ALL, 10))
+
+    assert levels(made) == [Level.OK] * 10 and log_of(made) == []
+    assert {a.message for a in made} == {'publishing'}
+    last = values(made[-1])
+    assert last['deserialized by rclpy (encapsulation 0007)'] == '2'
+    assert last['deserialized by rclpy (encapsulation 0009)'] == '1'

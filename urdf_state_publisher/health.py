@@ -36,6 +36,9 @@ NON_FINITE = 'NaN or infinite position'
 UNUSABLE_POSE = 'unusable MultiDOFJointState entry'
 INTERNAL_ERROR = 'internal error'
 MALFORMED = 'malformed JointState bytes'
+# JointStates in an encoding the node's reader leaves to rclpy's deserializer: a figure (in
+# /diagnostics as 'deserialized by rclpy (encapsulation 0007)'), never a problem.
+DESERIALIZED_BY_RCLPY = 'deserialized by rclpy'
 # Problems that drop nothing. With the ones above, the kinds of `JointStateHealth.events`.
 UNKNOWN = 'unknown joint names'
 CLAMPED = 'joints clamped'
@@ -246,6 +249,7 @@ class JointStateHealth:
         self.unknown: set[str] = set()  # at most NAMES_KEPT; the rest is counted
         self.unknown_overflow = 0
         self.dropped: dict[str, int] = {}
+        self.deserialized: dict[str, int] = {}  # by rclpy, per encapsulation ('0007')
         # The problems of the current period, each with the names (or details) involved, in
         # the order met: a dict used as an ordered set.
         self.events: dict[str, dict[str, None]] = {}
@@ -289,6 +293,10 @@ class JointStateHealth:
         self.count_joint_state()
         self.drop(MALFORMED)
         self.event(MALFORMED, (detail,))
+
+    def deserialized_by_rclpy(self, encapsulation: str) -> None:
+        """Count a JointState that rclpy's deserializer read for the node's reader."""
+        self.deserialized[encapsulation] = self.deserialized.get(encapsulation, 0) + 1
 
     def received_without_model(self) -> None:
         """Count a JointState that arrived before any robot description."""
@@ -553,6 +561,8 @@ class JointStateHealth:
         ]
         values += [(f'dropped: {reason}', str(count))
                    for reason, count in sorted(self.dropped.items())]
+        values += [(f'{DESERIALIZED_BY_RCLPY} (encapsulation {encapsulation})', str(count))
+                   for encapsulation, count in sorted(self.deserialized.items())]
         return tuple(values)
 
 

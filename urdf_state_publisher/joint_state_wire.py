@@ -6,6 +6,8 @@ which costs more than everything else the node does with a JointState. The encod
 (OMG DDS-XTypes, plain CDR version 1), what every ROS 2 middleware sends for ROS messages:
 
     4 bytes encapsulation: 00 00 (big-endian) or 00 01 (little-endian), then options
+            (any other encapsulation is left to the middleware's deserializer, see
+            UnsupportedEncapsulation)
     header: stamp (int32 sec, uint32 nanosec), frame_id (string)
     name (sequence<string>), position (sequence<double>), velocity, effort (not read)
 
@@ -23,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ['JointStateReader', 'MalformedJointState', 'NamesLayout']
+__all__ = ['JointStateReader', 'MalformedJointState', 'NamesLayout', 'UnsupportedEncapsulation']
 
 ENCAPSULATION_SIZE = 4
 FRAME_ID_OFFSET = ENCAPSULATION_SIZE + 8  # after the stamp
@@ -48,6 +50,20 @@ ENCODINGS = {b'\x00\x00': _encoding('>'), b'\x00\x01': _encoding('<')}  # CDR_BE
 
 class MalformedJointState(ValueError):  # noqa: N818 - the name says what the bytes are
     """Bytes that are not a JointState this reader understands; the message says why."""
+
+
+class UnsupportedEncapsulation(MalformedJointState):  # noqa: N818
+    """Bytes in an encoding other than plain CDR: the middleware's own deserializer may read them.
+
+    Not read here on purpose. XCDR version 2 (encapsulations 00 06 to 00 0b) aligns 8-byte
+    numbers to 4 and puts length headers before nested structs and sequences of strings,
+    depending on the type's extensibility: bytes read with the plain CDR rules would give wrong
+    numbers, not an error.
+    """
+
+    def __init__(self, encapsulation: str):
+        super().__init__(f'encapsulation {encapsulation} is not plain CDR')
+        self.encapsulation = encapsulation  # its two bytes in hex, as '0007'
 
 
 class NamesLayout(NamedTuple):
@@ -86,12 +102,14 @@ class JointStateReader:
     def read(self, data: bytes) -> tuple[tuple[int, int], tuple[str, ...], np.ndarray]:
         """The stamp, names and positions of the JointState serialized in `data`.
 
-        Positions are a read-only view into `data`. Raises MalformedJointState.
+        Positions are a read-only view into `data`. Raises UnsupportedEncapsulation for bytes
+        that are not plain CDR, MalformedJointState for plain CDR that is not a JointState.
         """
         encoding = ENCODINGS.get(data[:2])
         if encoding is None:
-            raise MalformedJointState(
-                f'unsupported encapsulation {bytes(data[:2]).hex()} (not plain CDR)')
+            if len(data) < ENCAPSULATION_SIZE:
+                raise MalformedJointState(f'truncated JointState ({len(data)} bytes)')
+            raise UnsupportedEncapsulation(bytes(data[:2]).hex())
         try:
             # The stamp, header.frame_id (a string), then the names. This runs for every
             # message, so it calls no function of its own when the names are the last ones;

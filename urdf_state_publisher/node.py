@@ -11,6 +11,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import qos_profile_sensor_data
 from rclpy.qos_overriding_options import QoSOverridingOptions
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState, MultiDOFJointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
@@ -18,7 +19,11 @@ from tf2_msgs.msg import TFMessage
 from urdf_state_publisher.description import describe_extensions, read_description_file
 from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import JointStateHealth, Level
-from urdf_state_publisher.joint_state_wire import JointStateReader, MalformedJointState
+from urdf_state_publisher.joint_state_wire import (
+    JointStateReader,
+    MalformedJointState,
+    UnsupportedEncapsulation,
+)
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.parameters import declare, NodeConfig, PARAMETERS, ParameterValueError
 from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
@@ -243,6 +248,20 @@ class UrdfStatePublisher(Node):
                 return
             try:
                 stamp, names, positions = self._joint_state_reader.read(data)
+            except UnsupportedEncapsulation as unsupported:
+                # Another encoding (XCDR2, ...): the middleware's deserializer, slower, reads
+                # what its middleware writes; what it refuses too is malformed.
+                try:
+                    message = deserialize_message(data, JointState)
+                except Exception as error:  # noqa: BLE001 - rclpy raises several kinds
+                    self._health.received_malformed(
+                        f"{unsupported}, and rclpy's deserializer cannot read it either "
+                        f'({error})')
+                    return
+                self._health.deserialized_by_rclpy(unsupported.encapsulation)
+                stamp = (message.header.stamp.sec, message.header.stamp.nanosec)
+                names = tuple(message.name)
+                positions = np.asarray(message.position, dtype=float)
             except MalformedJointState as error:
                 self._health.received_malformed(str(error))
                 return
