@@ -1012,3 +1012,117 @@ def test_frame_poses_with_pose_joints(pose_model, pose_ref):
         'spin_joint_link': ('float_joint_link', joints['spin_joint'].motion(0.4)),
     })
     assert max_error(poses, expected) < 1e-12
+
+
+# Admission: the values a plan lets through without computing ------------------------------
+
+ADMISSION_ROBOTS = {
+    'sample_arm': SAMPLE_URDF,
+    'mixed_joints': REPO / 'test' / 'fixtures' / 'mixed_joints.urdf',
+    'reliability_robot': REPO / 'test' / 'fixtures' / 'reliability_robot.urdf',
+}
+SPECIAL_VALUES = (0.0, -0.0, math.nan, math.inf, -math.inf, 1e308, -1e308, 5e307, 1e-300,
+                  float(np.finfo(float).max), -float(np.finfo(float).max))
+# Followers whose limits bind on either side, gains of either sign, and values that overflow:
+# a prismatic travel up to the largest double on an origin of half of it, a continuous
+# joint's prismatic follower doubling past it.
+EXTREMES = robot_xml(
+    joint_xml('lead', limit=(-1.0, 1.0)),
+    joint_xml('double', parent='lead_link', limit=(-1.0, 1.0), mimic=('lead', 2.0, 0.5)),
+    joint_xml('mirror', parent='lead_link', limit=(-0.3, 0.9), mimic=('lead', -1.5, 0.1)),
+    joint_xml('far', 'prismatic', xyz='5e307 0 0', axis='1 0 0',
+              limit=(-1.7976931348623157e308, 1.7976931348623157e308)),
+    joint_xml('spin', 'continuous'),
+    joint_xml('spin_slide', 'prismatic', parent='spin_link', axis='0 1 0',
+              limit=(-1.7e308, 1.7e308), mimic=('spin', 2.0, 0.0)),
+    joint_xml('spin_twice', 'continuous', parent='spin_link', mimic=('spin', -3.0, 1.0)))
+
+
+@pytest.fixture(scope='module', params=[*sorted(ADMISSION_ROBOTS), 'extremes'])
+def admission_model(request) -> RobotModel:
+    if request.param == 'extremes':
+        return RobotModel.from_urdf(EXTREMES)
+    return RobotModel.from_file(ADMISSION_ROBOTS[request.param])
+
+
+def admitted(plan, positions: list[float]) -> bool:
+    """How the stream asks a plan whether a state needs no report."""
+    values = np.array(positions)
+    return bool((plan.admitted_lower <= values).all() and (values <= plan.admitted_upper).all())
+
+
+def boundary_values(model: RobotModel, names: list[str]) -> list[float]:
+    """Every limit of the joints and their followers' limits mapped back, and a double off."""
+    values = list(SPECIAL_VALUES)
+    for name in names:
+        values += [v for v in model.limits(name) if math.isfinite(v)]
+    for follower in model.mimic_joints:
+        leader, gain, offset = model.mimic_source(follower)
+        if gain:
+            values += [(v - offset) / gain for v in model.limits(follower) if math.isfinite(v)]
+    return [w for v in values for w in (v, math.nextafter(v, math.inf),
+                                        math.nextafter(v, -math.inf))]
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.data())
+def test_an_admitted_state_is_one_update_finds_nothing_to_report(admission_model, data):
+    """The stream skips the kinematics of admitted states it does not publish: an admitted
+    state must be one whose update clamps nothing and finds nothing non-finite."""
+    model = admission_model
+    names = data.draw(st.lists(st.sampled_from(model.scalar_joints), min_size=1, unique=True))
+    value = st.one_of(st.sampled_from(boundary_values(model, names)),
+                      st.floats(allow_nan=True, allow_infinity=True),
+                      st.floats(-4.0, 4.0))
+    positions = [data.draw(value) for _ in names]
+    plan = model.plan(names)
+    if admitted(plan, positions):
+        update = model.update(names, positions)
+        assert (update.clamped, update.non_finite) == ((), ())
+        assert np.isfinite(update.transforms).all()
+
+
+def test_admission_lets_through_every_state_within_all_limits(admission_model):
+    """Not over-cautious: states that clamp nothing, at the limits too, are admitted."""
+    model = admission_model
+    names = [n for n in model.independent_joints if n in model.scalar_joints]
+    plan = model.plan(names)
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(400):
+        positions = []
+        for name in names:
+            lower, upper = (min(max(v, -3.0), 3.0) for v in model.limits(name))
+            positions.append(float(rng.choice([lower, upper, rng.uniform(lower, upper)])))
+        update = model.update(names, positions)
+        if update.clamped or update.non_finite:
+            assert not admitted(plan, positions)
+        else:
+            assert admitted(plan, positions), dict(zip(names, positions))
+            checked += 1
+    assert checked >= 40  # of 400: the extremes robot clamps often by design
+
+
+@pytest.mark.parametrize('gain, bias, lower, upper', [
+    (1.0, 0.0, -1.0, 1.0), (-10.0, 0.1, -0.2, 0.1), (0.8, 0.01, -1.5, 1.5), (3.0, 0.0, 0.0, 0.0),
+    (1e-300, 0.5, -1.0, 1.0), (1e300, 0.0, -1e308, 1e308), (0.1, 0.3, -0.5, 0.7),
+    (0.0, 0.5, 0.0, 1.0), (0.0, 2.0, 0.0, 1.0), (1.0, 0.0, 1.0, -1.0)])
+def test_admitted_values_are_exactly_those_that_pass_in_doubles(gain, bias, lower, upper):
+    from urdf_state_publisher.model import admitted_values
+
+    def passes(v: float) -> bool:
+        return lower <= v * gain + bias <= upper
+
+    low, high = admitted_values(gain, bias, lower, upper)
+    if low > high:  # empty: no double between the exact ends passes
+        assert not any(passes(v) for v in (0.0, bias, lower, upper, (lower - bias) / gain
+                                           if gain else 0.0))
+        return
+    assert passes(low) and passes(high) and passes(low / 2 + high / 2)
+    assert math.isfinite(low) and math.isfinite(high)
+    if gain and max(abs(lower), abs(upper), abs(bias)) < 1e300:
+        # The exact ends, to rounding: a little inside them passes, a little outside fails.
+        exact = sorted(((lower - bias) / gain, (upper - bias) / gain))
+        margin = 1e-9 * max(abs(exact[0]), abs(exact[1]), 1e-6)
+        assert low <= exact[0] + margin and high >= exact[1] - margin
+        assert not passes(exact[0] - margin) and not passes(exact[1] + margin)

@@ -328,6 +328,16 @@ def test_rate_limit_change_applies_to_the_next_state_and_keeps_the_memory():
     assert run(stream, [js(ns(10) + 19 * MS, {E: 0.1})]) == [NOTHING]
 
 
+def test_a_faster_rate_applies_to_a_source_already_held_back():
+    """A state held back under the old rate does not keep the next one waiting for it."""
+    stream = make_stream(frequency=20.0)
+    assert run(stream, [js(ns(10), {E: 0.1}), js(ns(10) + 8 * MS, {T: 0.1}),
+                        js(ns(10) + 9 * MS, {E: 0.1})]) == [ELBOW, TORSO, NOTHING]
+    stream.limit_rate(publish_interval_ns=10 * MS, ignore_timestamp=False)
+    # Due again 10 ms after its own publication, though torso's was more recent.
+    assert run(stream, [js(ns(10) + 12 * MS, {E: 0.1})]) == [ELBOW]
+
+
 # The sample's joints a source drives: movable, no mimic.
 SAMPLE_LEADERS = sorted(n for n in movable(SAMPLE_XML) if SAMPLE_XML[n].find('mimic') is None)
 

@@ -36,6 +36,9 @@ POSE_TYPES = (JointType.FLOATING, JointType.PLANAR)
 # the bounds only keep a hostile stream of random or huge lists from growing memory.
 PLAN_CACHE_SIZE = 256
 PLAN_CACHE_NAMES = 20_000
+# Doubles an end of an admitted interval may move by; past that (a gain so extreme that the
+# exact end is far from a double that passes) the interval is left empty, never wrong.
+ADMISSION_STEPS = 8
 
 # NaN and infinite joint values are input like any other: update() computes with them, finds
 # them by the NaN they leave and reports them by joint name, so numpy's warnings about them
@@ -77,9 +80,16 @@ class UpdatePlan:
     named_root: np.ndarray      # per output: index into the named joints of the one driving it
     lower: np.ndarray           # per output joint
     upper: np.ndarray
+    # Per name of the message, the values it may take for this state to need no report: every
+    # output joint it drives stays within its limits unclamped and its transform finite. Any
+    # other value (NaN included) is outside; unused names admit any number.
+    admitted_lower: np.ndarray
+    admitted_upper: np.ndarray
+    admitted_all: bytes  # a True per name, as bytes: how a comparison's result is tested fast
     unknown: tuple[str, ...]     # names that are no joint of the model
     not_scalar: tuple[str, ...]  # fixed, floating or planar joints named in a JointState
     duplicated: tuple[str, ...]  # names given more than once (ambiguous: all dropped)
+    names_usable: bool           # none of the three above
     # Per output joint, its transform (translation, rotation) is [1, v, cos(v/2), sin(v/2)] ·
     # basis, a 4×7 matrix, for its value v: see RobotModel.__init__.
     _basis: np.ndarray
@@ -142,6 +152,15 @@ class RobotModel:
                 # q(θ) = q_origin ⊗ (axis·sin(θ/2), cos(θ/2)) = cos(θ/2)·A + sin(θ/2)·B
                 self._basis[i, 2, 3:] = origin.rotation
                 self._basis[i, 3, 3:] = quaternion_multiply(origin.rotation, (*joint.axis, 0.0))
+        # Per joint, the largest value whose transform cannot overflow: the terms other than
+        # v·V stay below half the largest double, and v·V below the other half.
+        largest = np.finfo(float).max
+        rest = (np.abs(self._basis[:, 0]) + np.abs(self._basis[:, 2])
+                + np.abs(self._basis[:, 3])).max(axis=1, initial=0.0)
+        slope = np.abs(self._basis[:, 1]).max(axis=1, initial=0.0)
+        with np.errstate(divide='ignore'):
+            self._reach = np.where(rest < largest / 2,
+                                   np.minimum(largest / 2 / slope, largest), -1.0)
         self._plans: OrderedDict[tuple[str, ...], UpdatePlan] = OrderedDict()
         self._plan_names = 0  # names held by the cached plans' keys
         self._last_plan = self._make_plan(())
@@ -367,22 +386,34 @@ class RobotModel:
                               dtype=np.intp)
         gain = np.array([1.0] * len(named) + [affine_of[n][0] for n in followers])
         bias = np.array([0.0] * len(named) + [affine_of[n][1] for n in followers])
+        gather = message_index[named_root]
+        admitted_lower, admitted_upper = np.full(len(names), -np.inf), np.full(len(names), np.inf)
+        for k, i in enumerate(index):
+            lower, upper = admitted_values(
+                gain[k], bias[k], max(self._lower[i], -self._reach[i]),
+                min(self._upper[i], self._reach[i]))
+            admitted_lower[gather[k]] = max(admitted_lower[gather[k]], lower)
+            admitted_upper[gather[k]] = min(admitted_upper[gather[k]], upper)
         return UpdatePlan(
             names=names,
             message_index=message_index,
             joints=tuple(outputs),
             joint_index=index,
             levels=tuple(levels),
-            gather=message_index[named_root],
+            gather=gather,
             gain=None if (gain == 1.0).all() else gain,
             bias=None if (bias == 0.0).all() else bias,
             named_outputs=slice(0, len(named)),
             named_root=named_root,
             lower=self._lower[index],
             upper=self._upper[index],
+            admitted_lower=admitted_lower,
+            admitted_upper=admitted_upper,
+            admitted_all=np.ones(len(names), dtype=bool).tobytes(),
             unknown=unknown,
             not_scalar=not_scalar,
             duplicated=tuple(dict.fromkeys(duplicated)),
+            names_usable=not (unknown or not_scalar or duplicated),
             _basis=self._basis[index],
             _coefficients=np.hstack((np.ones((len(index), 1)), np.zeros((len(index), 3))))
             .reshape(-1, 1, 4),
@@ -564,6 +595,35 @@ class RobotModel:
                 raise KeyError(f'no link or sensor called {name!r} in robot {self.name!r}')
         pose = poses[frame]
         return pose if relative_to is None else poses[relative_to].inverse() * pose
+
+
+def admitted_values(gain: float, bias: float, lower: float, upper: float) -> tuple[float, float]:
+    """The values v for which v·gain + bias, in doubles, is within [lower, upper] (finite).
+
+    As an interval, empty when lower > upper. Rounding is monotonic, so an interval whose
+    ends pass passes throughout: the ends computed exactly are moved inwards, a few doubles at
+    most, until they pass as `RobotModel.update` computes them.
+    """
+    def passes(value: float) -> bool:
+        return lower <= value * gain + bias <= upper
+
+    empty = (math.inf, -math.inf)
+    largest = np.finfo(float).max
+    if not lower <= upper:
+        return empty
+    if gain == 0.0:
+        return (-largest, largest) if lower <= bias <= upper else empty
+    ends = sorted(((lower - bias) / gain, (upper - bias) / gain))
+    low, high = (min(max(v, -largest), largest) for v in ends)
+    for _ in range(ADMISSION_STEPS):
+        if passes(low) or low > high:
+            break
+        low = math.nextafter(low, math.inf)
+    for _ in range(ADMISSION_STEPS):
+        if passes(high) or low > high:
+            break
+        high = math.nextafter(high, -math.inf)
+    return (low, high) if low <= high and passes(low) and passes(high) else empty
 
 
 def planar_motion(axis: tuple[float, float, float], motion: Pose) -> Pose:

@@ -161,6 +161,8 @@ class UrdfStatePublisher(Node):
     def _activate(self, model: RobotModel, text: str, frame_prefix: str) -> None:
         """Swap in a model: one assignment, so no callback ever sees half of a change."""
         config = self._config
+        if self._active is not None:
+            self._active.stream.check_held()  # reported under the model they came to
         self._active = ActiveModel(text, JointStream(
             model, report=self._health, clock=self._now, frame_prefix=frame_prefix,
             publish_interval_ns=config.publish_interval_ns,
@@ -247,7 +249,7 @@ class UrdfStatePublisher(Node):
                 self._health.received_without_model()
                 return
             try:
-                stamp, names, positions = self._joint_state_reader.read(data)
+                stamp, names, offset, count, double = self._joint_state_reader.locate(data)
             except UnsupportedEncapsulation as unsupported:
                 # Another encoding (XCDR2, ...): the middleware's deserializer, slower, reads
                 # what its middleware writes; what it refuses too is malformed.
@@ -260,12 +262,15 @@ class UrdfStatePublisher(Node):
                     return
                 self._health.deserialized_by_rclpy(unsupported.encapsulation)
                 stamp = (message.header.stamp.sec, message.header.stamp.nanosec)
-                names = tuple(message.name)
-                positions = np.asarray(message.position, dtype=float)
+                self._publish(active, active.stream.joint_state(
+                    tuple(message.name), message.position, stamp))
+                return
             except MalformedJointState as error:
                 self._health.received_malformed(str(error))
                 return
-            self._publish(active, active.stream.joint_state(names, positions, stamp))
+            publication = active.stream.joint_state_at(names, data, offset, count, double, stamp)
+            if publication is not None:  # most are not (publish_frequency): no call for them
+                self._publish(active, publication)
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self._health.internal_error(f'failed to process a JointState: {error!r}')
 
@@ -299,6 +304,8 @@ class UrdfStatePublisher(Node):
 
     def _publish_diagnostics(self) -> None:
         """Log what started or ended in the last period and publish its status."""
+        if self._active is not None:
+            self._active.stream.check_held()  # the period's states, all checked
         assessment = self._health.assess()
         logger = self.get_logger()
         # One call per severity: rclpy refuses two severities from one line of code.

@@ -35,6 +35,10 @@ from urdf_state_publisher.model import JointUpdate, RobotModel, UpdatePlan
 __all__ = ['JointStream', 'Publication']
 
 NEVER_NS = np.iinfo(np.int64).min // 2  # a stamp before any other, with room to add to it
+# Joint indices whose earliest due time is kept, one per source: each publication updates
+# them all.
+EARLIEST_DUE_KEPT = 32
+HELD_KEPT = 64  # states held back before their values are checked anyway
 
 
 class Publication(NamedTuple):
@@ -78,6 +82,18 @@ class JointStream:
         self._pose_index = {n: len(model.scalar_joints) + k
                             for k, n in enumerate(model.pose_joints)}
         self._last_published_ns = np.full(len(self.joints), NEVER_NS)
+        # Bumped whenever _last_published_ns changes; what was derived from it is valid as
+        # long as its version is the current one.
+        self._published_version = 0
+        # Per key of a joint index: (version, the earliest stamp at which one of its joints
+        # is due, the index).
+        self._earliest_due_of: dict[object, tuple[int, int, np.ndarray]] = {}
+        # States held back unchecked (JointStream.joint_state), and the latest stamp of the
+        # states seen or held.
+        self._held: list[tuple[UpdatePlan, Sequence[str], bytes | np.ndarray, int, np.dtype,
+                               tuple[int, int], int]] = []
+        self._held_latest_ns = NEVER_NS
+        self._last_plan = model.plan(())
         self._last_seen_ns = np.full(len(self.joints), NEVER_NS)
         # Bounds of the two arrays: a stamp past them is checked without indexing them.
         self._latest_published_ns = NEVER_NS
@@ -91,6 +107,9 @@ class JointStream:
         # Ignoring timestamps is a zero interval: a stamp never precedes the last published
         # one of its joint without a jump back, which clears that joint's limit anyway.
         interval_ns = 0 if ignore_timestamp else publish_interval_ns
+        if self._held:
+            self.check_held()
+        self._published_version += 1  # earliest due times depend on the interval too
         if interval_ns and not self._interval_ns:
             # Without an interval every joint seen was published, and only the stamps seen
             # were kept.
@@ -103,6 +122,20 @@ class JointStream:
     def joint_state(self, names: Sequence[str], positions: Sequence[float] | np.ndarray,
                     stamp: tuple[int, int]) -> Publication | None:
         """The publication for a JointState: `positions[i]` is the value of `names[i]`."""
+        values = np.ascontiguousarray(positions, dtype=float)
+        return self.joint_state_at(names, values, 0, len(values), values.dtype, stamp)
+
+    def joint_state_at(self, names: Sequence[str], buffer: bytes | np.ndarray, offset: int,
+                       count: int, double: np.dtype, stamp: tuple[int, int]
+                       ) -> Publication | None:
+        """`joint_state` for positions that are `count` doubles at `offset` in `buffer`.
+
+        Whether anything is due is decided before any kinematics. With the default
+        publish_frequency and a faster source most states are not: such a state is held, and
+        its values are checked (NaN, limits) with the others held, at the latest before the
+        next state that may be due, or by `check_held`. Reports are the same as if each were
+        checked on arrival. `buffer` is kept until then: it must not change.
+        """
         # Per message the health gets its counters (JointStateHealth.count_joint_state, inline:
         # a call costs more than the writes), the source's count and receipt time, and one dict
         # lookup, by the plan's identity, to find that source. The rest is judged once a second.
@@ -112,21 +145,92 @@ class JointStream:
         report.period_received += 1
         report.last_receipt = now
         report.joint_states_arrived = True
-        update = self.model.update(names, positions)
-        plan = update.plan
-        if plan.unknown or plan.duplicated or plan.not_scalar or update.non_finite \
-                or update.clamped or len(names) != len(positions):
-            source_plan = self._report_update(names, positions, update)
-        else:
-            source_plan = plan
-        source = report.source_of_plan.get(source_plan)
+        # A source sends the same names message after message, and the reader hands over the
+        # same tuple for them: the plan of the last state is the one, without a call.
+        plan = self._last_plan
+        if names is not plan.names:
+            plan = self._last_plan = self.model.plan(
+                names if len(names) <= count else names[:count])
+        source = report.source_of_plan.get(plan)
         if source is None:
-            source = report.new_source(source_plan)
+            source = report.new_source(plan)
         source.count += 1
         source.last = now
+        sec, nanosec = stamp
+        stamp_ns = sec * 1_000_000_000 + nanosec
+        # Not due, whatever its values: stamped, not before any state seen or held, before
+        # the earliest due time of its joints as last computed. Settled without a numpy call
+        # (a process woken for each message pays tens of microseconds for its first one), or
+        # any call that can be left out.
+        if (stamp_ns >= self._held_latest_ns and stamp_ns
+                and stamp_ns < self._latest_published_ns + self._interval_ns
+                and len(names) == count and plan.names_usable):
+            known = self._earliest_due_of.get(plan)
+            if known is not None and known[0] == self._published_version \
+                    and stamp_ns < known[1]:
+                held = self._held
+                held.append((plan, names, buffer, offset, double, stamp, stamp_ns))
+                self._held_latest_ns = stamp_ns
+                dropped = report.dropped
+                dropped[RATE_LIMIT] = dropped.get(RATE_LIMIT, 0) + 1
+                if len(held) >= HELD_KEPT:
+                    self.check_held()
+                return None
+        if self._held:
+            self.check_held()
+        positions = np.ndarray((count,), double, buffer, offset)
+        update = self.model.update(names, positions)
+        if plan.unknown or plan.duplicated or plan.not_scalar or update.non_finite \
+                or update.clamped or len(names) != count:
+            self._report_update(names, positions, update)
         if not len(update.values):
             return None
+        plan = update.plan
         return self._due(plan, plan.joint_index, update.transforms, stamp)
+
+    def check_held(self) -> None:
+        """Check the values of the states held back, and remember and report what they carry.
+
+        In arrival order, as `joint_state` would have on arrival: none of them was due, and
+        none moved time backwards. Each was counted as rate limited when it arrived.
+        """
+        held, self._held = self._held, []
+        if not held:
+            return
+        # The values of each plan's states, as one array: one check for all of them.
+        chunks: dict[tuple[UpdatePlan, np.dtype], list[bytes]] = {}
+        for plan, names, buffer, offset, double, _, _ in held:
+            size = 8 * len(names)
+            chunks.setdefault((plan, double), []).append(buffer[offset:offset + size])
+        admitted = {}
+        for (plan, double), values in chunks.items():
+            values = np.frombuffer(b''.join(values), double).reshape(len(values), -1)
+            admitted[plan, double] = ((plan.admitted_lower <= values)
+                                      & (values <= plan.admitted_upper)).all(axis=1)
+        if all(within.all() for within in admitted.values()):
+            # Nearly always. Stamps of held states never decrease: each joint saw last the
+            # latest stamp of the plans that name it.
+            latest = {row[0]: row[6] for row in held}
+            for plan, stamp_ns in latest.items():
+                index = plan.joint_index
+                self._last_seen_ns[index] = np.maximum(self._last_seen_ns[index], stamp_ns)
+            self._latest_seen_ns = max(self._latest_seen_ns, held[-1][6])
+            self._held_latest_ns = self._latest_seen_ns
+            return
+        rows = {key: iter(within.tolist()) for key, within in admitted.items()}
+        for plan, names, buffer, offset, double, stamp, stamp_ns in held:
+            if next(rows[plan, double]):
+                self._latest_seen_ns = max(self._latest_seen_ns, stamp_ns)
+                self._last_seen_ns[plan.joint_index] = stamp_ns
+                continue
+            # Counted as rate limited on arrival; what follows counts it as it finds it.
+            self.report.dropped[RATE_LIMIT] -= 1
+            positions = np.ndarray((len(names),), double, buffer, offset)
+            update = self.model.update(names, positions)
+            self._report_update(names, positions, update)
+            if len(update.values):  # not due either: its joints are some of the plan's
+                self._schedule(update.plan, update.plan.joint_index, stamp)
+        self._held_latest_ns = self._latest_seen_ns
 
     def multi_dof_joint_state(self, names: Sequence[str], poses: np.ndarray,
                               stamp: tuple[int, int]) -> Publication | None:
@@ -135,6 +239,8 @@ class JointStream:
         `poses[i]` is the motion of floating or planar joint `names[i]` from its origin:
         translation x, y, z and quaternion x, y, z, w (normalised here).
         """
+        if self._held:
+            self.check_held()
         report = self.report
         now = report.clock()
         report.joint_states_arrived = True
@@ -179,29 +285,79 @@ class JointStream:
     def _due(self, key: object, index: np.ndarray, rows: np.ndarray,
              stamp: tuple[int, int]) -> Publication | None:
         """The rows of `index` whose joints are due at `stamp`; remembers what it publishes."""
+        due = self._schedule(key, index, stamp)
+        return None if due is None else self._selected(key, index, rows, due)
+
+    def _schedule(self, key: object, index: np.ndarray, stamp: tuple[int, int]
+                  ) -> tuple[int, int, np.ndarray | None] | None:
+        """Which joints of `index` are published at `stamp`, before anything is computed.
+
+        (sec, nanosec, due) with `due` None when all are, else a mask; None when none is.
+        Remembers the stamps seen and published, and reports time going backwards. `key`
+        stands for `index` (as Publication.key does).
+        """
         sec, nanosec = stamp
         if sec == 0 and nanosec == 0:
             sec, nanosec = self._receipt_stamp(index)
         stamp_ns = sec * 1_000_000_000 + nanosec
         if stamp_ns >= self._latest_seen_ns:
             self._latest_seen_ns = stamp_ns
+            self._held_latest_ns = max(self._held_latest_ns, stamp_ns)
         else:
             back = stamp_ns < self._last_seen_ns[index]
             if back.any():
                 self.report.event(TIME_BACKWARDS, [self.joints[i] for i in index[back]])
                 self._last_published_ns[index[back]] = NEVER_NS
+                self._published_version += 1
         self._last_seen_ns[index] = stamp_ns
+        due = None
         if self._interval_ns:
             if stamp_ns < self._latest_published_ns + self._interval_ns:
+                # Until a joint of `index` is published again, no stamp before its earliest
+                # due time makes any of them due: most states are settled by that one number.
+                if stamp_ns < self._earliest_due(key, index):
+                    self.report.drop(RATE_LIMIT)
+                    return None
                 due = stamp_ns >= self._last_published_ns[index] + self._interval_ns
-                if not due.all():
-                    if not due.any():
-                        self.report.drop(RATE_LIMIT)
-                        return None
-                    key, index, rows = (key, due.tobytes()), index[due], rows[due]
-            self._last_published_ns[index] = stamp_ns
-            self._latest_published_ns = max(self._latest_published_ns, stamp_ns)
+                if due.all():
+                    due = None
+                elif not due.any():
+                    self.report.drop(RATE_LIMIT)
+                    return None
+            self._published(index if due is None else index[due], stamp_ns)
         self.report.published += 1
+        return sec, nanosec, due
+
+    def _earliest_due(self, key: object, index: np.ndarray) -> int:
+        """The earliest stamp at which a joint of `index` (`key` stands for it) is due."""
+        known = self._earliest_due_of.get(key)
+        if known is not None and known[0] == self._published_version:
+            return known[1]
+        if known is None and len(self._earliest_due_of) >= EARLIEST_DUE_KEPT:
+            self._earliest_due_of.clear()
+        earliest_due = int(self._last_published_ns[index].min()) + self._interval_ns
+        self._earliest_due_of[key] = self._published_version, earliest_due, index
+        return earliest_due
+
+    def _published(self, index: np.ndarray, stamp_ns: int) -> None:
+        """Remember that the joints of `index` were published at `stamp_ns`.
+
+        And bring every known earliest due time up to date: the states of each source until
+        its next publication are then held without a numpy call.
+        """
+        self._last_published_ns[index] = stamp_ns
+        self._latest_published_ns = max(self._latest_published_ns, stamp_ns)
+        self._published_version += 1
+        for key, (_, _, known_index) in list(self._earliest_due_of.items()):
+            self._earliest_due(key, known_index)
+
+    @staticmethod
+    def _selected(key: object, index: np.ndarray, rows: np.ndarray,
+                  timing: tuple[int, int, np.ndarray | None]) -> Publication:
+        """The publication of the rows that `_schedule` found due."""
+        sec, nanosec, due = timing
+        if due is not None:
+            key, index, rows = (key, due.tobytes()), index[due], rows[due]
         return Publication(key, index, sec, nanosec, rows)
 
     def _receipt_stamp(self, index: np.ndarray) -> tuple[int, int]:
@@ -213,12 +369,8 @@ class JointStream:
     # Reports ------------------------------------------------------------------------------
 
     def _report_update(self, names: Sequence[str], positions: Sequence[float] | np.ndarray,
-                       update: JointUpdate) -> UpdatePlan:
-        """Report what is wrong with a JointState; returns the plan that stands for its source.
-
-        That is the plan of its names as sent (cut to the positions there are), not the plan of
-        what was left usable once NaN values were dropped.
-        """
+                       update: JointUpdate) -> None:
+        """Report what is wrong with a JointState."""
         report, plan = self.report, update.plan
         if len(names) != len(positions):
             self._report_length_mismatch(names, len(positions))
@@ -233,12 +385,9 @@ class JointStream:
         if update.non_finite:
             report.drop(NON_FINITE, len(update.non_finite))
             report.event(NON_FINITE, update.non_finite)
-            plan = self.model.plan(names if len(names) <= len(positions)
-                                   else names[:len(positions)])
         if update.clamped:
             report.clamped.update(update.clamped)
             report.event(CLAMPED, update.clamped)
-        return plan
 
     def _report_length_mismatch(self, names: Sequence[str], positions: int) -> None:
         self.report.drop(LENGTH_MISMATCH)
@@ -280,3 +429,4 @@ class JointStream:
                                np.array([(*p.translation, *p.rotation) for p in poses]
                                         ).reshape(-1, 7)])
         return index.tobytes(), index, rows
+
