@@ -9,12 +9,18 @@ Sections:
   1. in-process cost per JointState: the node's joint_states callback, called with what its
      subscription delivers (CDR bytes for a raw subscription, else a message), from entry to
      the return of publish() on /tf; beside it the floor relay's callback (bench/relay.py);
-  2. end to end over DDS, per robot and rate, each process on its own: the node started as
-     users start it, and the relays of bench/relay.py (SingleThreadedExecutor, EventsExecutor
-     and the two floors): CPU per JointState sent, /tf out per JointState in, latency from
-     JointState publish to /tf receipt, with ratios to the relays of the same robot and rate;
-  3. start-up: process start to the first complete /tf_static, largest robot;
-  4. memory: node RSS after 10 000 (and with --long 1 000 000) messages.
+  2. end to end over DDS with every message published (ignore_timestamp), per robot and rate,
+     each process on its own: the node started as users start it, and the relays of
+     bench/relay.py (SingleThreadedExecutor, EventsExecutor and the two floors): CPU per
+     JointState sent, /tf out per JointState in, latency from JointState publish to /tf
+     receipt, with ratios to the relays of the same robot and rate;
+  3. end to end over DDS in the default configuration (publish_frequency 20 Hz, the
+     node started with its description only), against a relay that decimates alike: CPU per
+     JointState received and per /tf published, and per thread;
+  4. start-up: process start to the first complete /tf_static, largest robot;
+  5. memory: the running node's RSS beside a bare rclpy node's, what each step from a bare
+     interpreter to the running node adds, and the node's RSS after 10 000 (and with --long
+     1 000 000) messages.
 """
 
 from __future__ import annotations
@@ -62,6 +68,23 @@ NODE = 'urdf_state_publisher'
 PROCESSES = {NODE: None, 'relay single': 'single', 'relay events': 'events',
              'floor events': 'floor-events', 'floor waitset': 'floor-waitset'}
 BASELINE, EVENTS, FLOORS = 'relay single', 'relay events', ('floor events', 'floor waitset')
+DECIMATING_FLOOR = 'floor decimating'
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """The node's parameters beyond its description, and the relays it is measured against."""
+
+    label: str
+    node_args: tuple[str, ...]
+    processes: dict[str, str | None]
+
+
+# Every JointState published: the node ignores stamps, each relay publishes every message.
+EVERY_MESSAGE = Configuration('every message', ('-p', 'ignore_timestamp:=true'), PROCESSES)
+# The node's defaults (publish_frequency 20 Hz), against a relay that decimates alike.
+DEFAULT_CONFIG = Configuration('default', (), {NODE: None,
+                                               DECIMATING_FLOOR: 'floor-decimating'})
 STAMP = struct.Struct('<iI')  # builtin_interfaces/Time as CDR stores it
 CPP_FACT = ('C++ robot_state_publisher 3.3.3, built from source on this machine against the '
             'Kilted wheels, cost 0.25–0.35× the SingleThreadedExecutor relay per JointState '
@@ -77,10 +100,11 @@ class Scale:
     warm_up: float
     memory_messages: tuple[int, ...]
     startup_runs: int
+    memory_stream_s: float  # of 1 kHz joint states before the running node's RSS is read
 
 
-FULL = Scale(10_000, (100, 500, 1000), 5.0, 4, 0.25, (10_000,), 3)
-SMOKE = Scale(300, (200,), 1.0, 1, 0.3, (1_000,), 1)
+FULL = Scale(10_000, (100, 500, 1000), 5.0, 4, 0.25, (10_000,), 3, 10.0)
+SMOKE = Scale(300, (200,), 1.0, 1, 0.3, (1_000,), 1, 1.0)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -91,15 +115,22 @@ def percentile(values: list[float], q: float) -> float | None:
 
 
 def joint_states(model: RobotModel, count: int, seed: int = 1) -> list[JointState]:
-    """`count` JointStates naming every independent joint, values within limits, unstamped."""
+    """`count` JointStates naming every independent joint, unstamped, as a healthy robot sends.
+
+    Every value within its joint's limits and keeping every mimic follower within its own
+    (the sample arm's fingertip has narrower ones): a state the node clamps is one it warns
+    about, which is not the configuration to measure.
+    """
     rng = random.Random(seed)
     names = [n for n in model.independent_joints if n in model.scalar_joints]
+    plan = model.plan(names)
+    bounds = [(max(-3.0, lower), min(3.0, upper))
+              for lower, upper in zip(plan.admitted_lower, plan.admitted_upper)]
     states = []
     for _ in range(count):
         state = JointState()
         state.name = names
-        state.position = [rng.uniform(*[max(-3.0, min(3.0, b)) for b in model.limits(n)])
-                          for n in names]
+        state.position = [rng.uniform(*b) for b in bounds]
         states.append(state)
     return states
 
@@ -185,6 +216,24 @@ class Measured:
     cpu_psutil: float = 0.0
     transforms: int = 0
     samples: list[bytes] = field(default_factory=list)  # a few /tf messages, checked after
+    threads: dict[str, float] = field(default_factory=dict)  # CPU seconds by thread name
+
+
+def thread_cpu_seconds(pid: int) -> dict[str, float]:
+    """CPU seconds of each live thread of `pid`, summed by thread name.
+
+    From /proc/PID/task/TID/schedstat, in nanoseconds (psutil's thread times come in 10 ms
+    ticks, too coarse for a window at 100 Hz).
+    """
+    seconds: dict[str, float] = {}
+    for task in Path(f'/proc/{pid}/task').iterdir():
+        try:
+            name = (task / 'comm').read_text().strip()
+            on_cpu_ns = int((task / 'schedstat').read_text().split()[0])
+        except (OSError, IndexError, ValueError):  # the thread ended meanwhile
+            continue
+        seconds[name] = seconds.get(name, 0.0) + on_cpu_ns / 1e9
+    return seconds
 
 
 class Driver:
@@ -271,20 +320,21 @@ def all_stamps_carried(measured: Measured) -> bool:
     return bool(measured.samples)
 
 
-def start_processes(robot: BenchRobot, transforms: int, log_dir: Path) -> dict:
-    """Every process of PROCESSES for `robot`, each with its own log; topics per process.
+def start_processes(robot: BenchRobot, transforms: int, log_dir: Path,
+                    config: Configuration) -> dict:
+    """Every process of `config` for `robot`, each with its own log; topics per process.
 
     The node keeps the standard topics and is started exactly as users start it; each relay
     gets its own joint_states and /tf by remapping, so all can run side by side and the runs
     alternate between them without restarts.
     """
     processes = {}
-    for name, mode in PROCESSES.items():
+    for name, mode in config.processes.items():
         if mode is None:
             command = [sys.executable, '-m', 'urdf_state_publisher', '--ros-args',
-                       '-p', f'description_file:={robot.path}', '-p', 'ignore_timestamp:=true']
+                       '-p', f'description_file:={robot.path}', *config.node_args]
         else:
-            prefix = topic_prefix(name)
+            prefix = topic_prefix(mode)
             command = [sys.executable, str(HERE / 'relay.py'), '--transforms', str(transforms),
                        '--mode', mode, '--ros-args', '-r', f'__node:=relay_{mode}'.replace(
                            '-', '_'), '-r', f'joint_states:={prefix}joint_states',
@@ -295,8 +345,18 @@ def start_processes(robot: BenchRobot, transforms: int, log_dir: Path) -> dict:
     return processes
 
 
-def topic_prefix(name: str) -> str:
-    return '/' if PROCESSES[name] is None else f'/bench/{PROCESSES[name].replace("-", "_")}/'
+def check_exits(codes: dict[str, int], processes: dict) -> None:
+    """Raise, with the end of each one's log, if a process did not exit 0 on SIGINT."""
+    failed = {name: code for name, code in codes.items() if code}
+    if failed:
+        logs = ''.join(f'\n--- {name}:\n' + Path(processes[name][1].name).read_text()[-3000:]
+                       for name in failed)
+        raise RuntimeError(f'processes did not exit 0 on SIGINT: {failed}{logs}')
+
+
+def topic_prefix(mode: str | None) -> str:
+    """The namespace of the topics of a process: the relay's mode, or none for the node."""
+    return '/' if mode is None else f'/bench/{mode.replace("-", "_")}/'
 
 
 def stop_processes(processes: dict) -> dict[str, int]:
@@ -314,15 +374,16 @@ def stop_processes(processes: dict) -> dict[str, int]:
     return codes
 
 
-def end_to_end(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path) -> list[dict]:
+def end_to_end(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path,
+               config: Configuration = EVERY_MESSAGE) -> list[dict]:
     model = RobotModel.from_file(robot.path)
     transforms = len(model.movable_joints)
     states = [serialize_message(s) for s in joint_states(model, 200, seed=2)]
-    processes = start_processes(robot, transforms, log_dir)
+    processes = start_processes(robot, transforms, log_dir, config)
     results = {}
     try:
-        for name in PROCESSES:
-            driver.connect(name, topic_prefix(name))
+        for name, mode in config.processes.items():
+            driver.connect(name, topic_prefix(mode))
         for name, (process, log) in processes.items():  # discovery, start-up, first /tf
             deadline = time.monotonic() + 30
             while not driver.drive(name, states, 100, 0.2, drain=0.1):
@@ -331,35 +392,43 @@ def end_to_end(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path) -
                     raise RuntimeError(f'{name} never answered a JointState with /tf:\n'
                                        + Path(log.name).read_text()[-2000:])
         for rate in scale.rates:
-            measured = {name: Measured() for name in PROCESSES}
+            measured = {name: Measured() for name in config.processes}
             for round_ in range(scale.rounds):
                 # Alternating order: a drift in machine load hits every process alike.
-                order = list(PROCESSES)[::-1 if round_ % 2 else 1]
+                order = list(config.processes)[::-1 if round_ % 2 else 1]
                 for name in order:
                     pid = processes[name][0].pid
                     driver.drive(name, states, rate, scale.warm_up, drain=0.1)
                     before = process_cpu_seconds(pid), psutil.Process(pid).cpu_times()
+                    threads_before = thread_cpu_seconds(pid)
                     driver.drive(name, states, rate, scale.seconds / scale.rounds,
                                  into=measured[name])
                     after = process_cpu_seconds(pid), psutil.Process(pid).cpu_times()
+                    threads = measured[name].threads
+                    for thread, seconds in thread_cpu_seconds(pid).items():
+                        threads[thread] = (threads.get(thread, 0.0) + seconds
+                                           - threads_before.get(thread, 0.0))
                     measured[name].cpu += after[0] - before[0]
                     measured[name].cpu_psutil += sum(after[1][:2]) - sum(before[1][:2])
             results[rate] = measured
     finally:
         driver.disconnect()
         codes = stop_processes(processes)
-    if any(codes.values()):
-        raise RuntimeError(f'processes did not exit 0 on SIGINT: {codes}')
-    return [row(robot, transforms, rate, name, measured)
+    check_exits(codes, processes)
+    return [row(robot, transforms, rate, name, measured, config)
             for rate, by_name in results.items() for name, measured in by_name.items()]
 
 
-def row(robot: BenchRobot, transforms: int, rate: int, name: str, m: Measured) -> dict:
+def row(robot: BenchRobot, transforms: int, rate: int, name: str, m: Measured,
+        config: Configuration) -> dict:
     sent = max(m.sent, 1)
     return {
         'robot': robot.label, 'joints': transforms, 'rate': rate, 'process': name,
+        'configuration': config.label,
         'sent': m.sent, 'received': m.matched, 'out_per_in': m.matched / sent,
         'transforms': m.transforms, 'cpu_us_per_js': m.cpu / sent * 1e6,
+        'cpu_us_per_tf': m.cpu / max(m.matched, 1) * 1e6,
+        'threads_us_per_js': {t: c / sent * 1e6 for t, c in sorted(m.threads.items())},
         'cpu_us_per_js_psutil': m.cpu_psutil / sent * 1e6,
         'p50_ms': percentile(m.latencies_ms, 0.5), 'p99_ms': percentile(m.latencies_ms, 0.99),
         'all_stamps_carried': all_stamps_carried(m),
@@ -431,6 +500,46 @@ def print_targets(rows: list[dict], scale: Scale) -> list[str]:
             lines.append(f'{robot.split()[0]}: {rate} Hz: best floor {best["process"]} '
                          f'{best["cpu_us_per_js"]:.1f} µs/js = {best["cpu_ratio"]:.2f}× single; '
                          f'node {node["cpu_us_per_js"] / best["cpu_us_per_js"]:.2f}× best floor')
+    print('  targets (not asserted):')
+    for line in lines:
+        print('    ' + line)
+    return lines
+
+
+def add_floor_ratios(rows: list[dict]) -> None:
+    """Each default-configuration row's CPU ratio to the decimating floor of its robot and rate."""
+    by_key = {(r['robot'], r['rate'], r['process']): r for r in rows}
+    for r in rows:
+        floor = by_key[r['robot'], r['rate'], DECIMATING_FLOOR]
+        r['floor_ratio'] = r['cpu_us_per_js'] / floor['cpu_us_per_js']
+
+
+DEFAULT_HEADER = (f'{"robot":<12} {"Hz":>5} {"process":<17} {"sent":>6} {"tf/js":>6} '
+                  f'{"CPU µs/js":>9} {"×floor":>6} {"CPU µs/tf":>9}  CPU µs/js by thread')
+
+
+def print_default_rows(rows: list[dict]) -> None:
+    previous = None
+    for r in rows:
+        if previous is not None and (r['robot'], r['rate']) != previous:
+            print()
+        previous = r['robot'], r['rate']
+        threads = ', '.join(f'{name} {us:.1f}' for name, us in sorted(
+            r['threads_us_per_js'].items(), key=lambda item: -item[1]) if us >= 0.05)
+        print(f'{r["robot"].split()[0]:<12} {r["rate"]:>5} {r["process"]:<17} {r["sent"]:>6} '
+              f'{r["out_per_in"]:>6.3f} {r["cpu_us_per_js"]:>9.1f} {r["floor_ratio"]:>6.2f} '
+              f'{r["cpu_us_per_tf"]:>9.0f}  {threads}', flush=True)
+    print(flush=True)
+
+
+def default_targets(rows: list[dict]) -> list[str]:
+    """The default configuration's target, node ÷ decimating floor ≤ 1.15, per robot and rate."""
+    lines = []
+    for r in rows:
+        if r['process'] == NODE:
+            lines.append(f'{r["robot"].split()[0]}: {r["rate"]} Hz in: node '
+                         f'{r["floor_ratio"]:.2f}× the decimating floor (target ≤ 1.15: '
+                         f'{verdict(r["floor_ratio"] <= 1.15)})')
     print('  targets (not asserted):')
     for line in lines:
         print('    ' + line)
@@ -511,6 +620,67 @@ def memory(robot: BenchRobot, checkpoints: tuple[int, ...]) -> list[tuple[int, f
     return results
 
 
+# What a process holds after each step towards a running node, in the order the node's own
+# imports would bring them in: the difference to the line before is what that step adds.
+MEMORY_STEPS = r"""
+import json, sys
+import psutil
+process = psutil.Process()
+def step(label):
+    print(json.dumps([label, process.memory_info().rss / 2**20]), flush=True)
+step('python, psutil')
+import rclpy
+rclpy.init()
+bare = rclpy.create_node('bare')
+step('rclpy, initialised, one node')
+import numpy
+step('numpy')
+import diagnostic_msgs.msg, rcl_interfaces.msg, sensor_msgs.msg, std_msgs.msg, tf2_msgs.msg
+step('message types (sensor_msgs, tf2_msgs, diagnostic_msgs, ...)')
+import lxml.etree
+step('lxml')
+import urdf_state_publisher.description
+step('urdf_state_publisher.description (parsing, validation)')
+import urdf_state_publisher.node
+step('urdf_state_publisher.node and the rest of the package')
+from rclpy.parameter import Parameter
+node = urdf_state_publisher.node.UrdfStatePublisher(parameter_overrides=[
+    Parameter('description_file', value=sys.argv[1])])
+step('the node, started on the robot')
+"""
+
+
+def memory_by_step(robot: BenchRobot) -> list[tuple[str, float]]:
+    """RSS in MiB after each step of MEMORY_STEPS, in a fresh process."""
+    result = subprocess.run([sys.executable, '-c', MEMORY_STEPS, str(robot.path)],
+                            capture_output=True, text=True, timeout=120, check=True)
+    return [tuple(json.loads(line)) for line in result.stdout.splitlines()]
+
+
+def running_rss(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path
+                ) -> tuple[float, float]:
+    """RSS in MiB of the node, default configuration, after a stream, and of a bare node.
+
+    Both started the same way, side by side; the bare one is bench/relay.py --mode bare.
+    """
+    model = RobotModel.from_file(robot.path)
+    states = [serialize_message(s) for s in joint_states(model, 200, seed=4)]
+    config = Configuration('memory', (), {NODE: None, 'bare': 'bare'})
+    processes = start_processes(robot, len(model.movable_joints), log_dir, config)
+    try:
+        driver.connect(NODE, topic_prefix(None))
+        deadline = time.monotonic() + 30
+        while not driver.drive(NODE, states, 100, 0.2, drain=0.1):
+            if time.monotonic() > deadline:
+                raise RuntimeError('the node never answered a JointState with /tf')
+        driver.drive(NODE, states, 1000, scale.memory_stream_s)
+        return tuple(psutil.Process(processes[name][0].pid).memory_info().rss / 2**20
+                     for name in (NODE, 'bare'))
+    finally:
+        driver.disconnect()
+        check_exits(stop_processes(processes), processes)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -554,8 +724,9 @@ def main() -> int:
 
     driver = Driver()
     try:
-        print(f'\n2. End to end over DDS, each process on its own, {scale.seconds:g} s per '
-              f'(robot, rate, process) in {scale.rounds} alternating round(s)')
+        print('\n2. End to end over DDS, every message published (ignore_timestamp), each '
+              f'process on its own, {scale.seconds:g} s per (robot, rate, process) in '
+              f'{scale.rounds} alternating round(s)')
         print("   tf/js = /tf messages received carrying a sent JointState's stamp ÷ "
               "JointStates sent; CPU µs/js = the process's user+system CPU ÷ JointStates sent;")
         print('   ×single = CPU ratio to the SingleThreadedExecutor relay; Δ vs EE and Δp99 EE = '
@@ -577,18 +748,51 @@ def main() -> int:
               f'clocks, {psutil_total:.2f} s from psutil cpu_times (10 ms ticks)')
         report['targets'] = print_targets(rows, scale)
 
+        print(f'\n3. End to end over DDS, default configuration (publish_frequency 20 Hz): '
+              f'{scale.seconds:g} s per (robot, rate, process) in {scale.rounds} alternating '
+              'round(s)')
+        print(f'   node: python -m {NODE} -p description_file:=…, nothing else; floor: '
+              'bench/relay.py --mode floor-decimating (EventsExecutor, raw JointState, a '
+              'prebuilt TFMessage once 50 ms of stamps have passed)')
+        print("   CPU µs/js = CPU ÷ JointStates received; ×floor = that ÷ the floor's; "
+              "CPU µs/tf = CPU ÷ /tf messages published; by thread: each thread's CPU ÷ "
+              'JointStates')
+        print(DEFAULT_HEADER, flush=True)
+        default_rows = []
+        for robot in robots:
+            robot_rows = end_to_end(robot, scale, driver, workdir, DEFAULT_CONFIG)
+            add_floor_ratios(robot_rows)
+            print_default_rows(robot_rows)
+            default_rows += robot_rows
+        report['default_config'] = default_rows
+        report['default_targets'] = default_targets(default_rows)
+
         largest = robots[-1]
         seconds, ready = startup(largest, scale, driver)
         report['startup_s'], report['startup_summary_logged_s'] = seconds, ready
-        print(f'\n3. Start-up, process start to the first complete /tf_static, {largest.label}: '
+        print(f'\n4. Start-up, process start to the first complete /tf_static, {largest.label}: '
               f'{seconds:.2f} s (median of {scale.startup_runs}; target ≤ 0.51 s: '
               f'{verdict(seconds <= 0.51)})')
         print(f'   of which the node itself: {ready:.2f} s to its model summary on stderr, '
               'logged just before it publishes /tf_static; the rest is DDS discovery')
+
+        print(f'\n5. Memory, {largest.label}')
+        node_rss, bare_rss = running_rss(largest, scale, driver, workdir)
+        report['rss'] = {'node_mib': node_rss, 'bare_mib': bare_rss}
+        print(f'   running processes, side by side: the node (default configuration, after '
+              f'{scale.memory_stream_s:g} s of 1 kHz joint states) {node_rss:.1f} MiB, a bare '
+              f'rclpy node {bare_rss:.1f} MiB: +{node_rss - bare_rss:.1f} MiB (target ≤ +10: '
+              f'{verdict(node_rss - bare_rss <= 10)})')
     finally:
         driver.node.destroy_node()
 
-    print(f'\n4. Memory, node in-process, {robots[1].label}')
+    steps = memory_by_step(largest)
+    report['memory_steps'] = [{'step': label, 'rss_mib': rss} for label, rss in steps]
+    print('   by step, in a fresh process (RSS after the step, and what the step added):')
+    for (label, rss), (_, before) in zip(steps, [(None, steps[0][1]), *steps]):
+        print(f'     {rss:7.1f} MiB  {rss - before:+6.1f}  {label}')
+
+    print(f'   node in-process, {robots[1].label}:')
     samples = memory(robots[1], scale.memory_messages)
     report['memory'] = [{'messages': count, 'rss_mib': rss} for count, rss in samples]
     for count, rss in samples:

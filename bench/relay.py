@@ -10,12 +10,18 @@ node pays to receive and publish, before doing any kinematics.
   floor-events    EventsExecutor, a raw=True subscription, publish(bytes) of a TFMessage
                   serialized once in which every transform's stamp is patched
   floor-waitset   the floor-events relay without an executor: one reused WaitSet, take, publish
+  bare            no subscription and no publisher: an rclpy node that only spins, whose
+                  memory is the baseline of the node's
+  floor-decimating  the floor-events relay publishing only when --interval-ns of stamps have
+                  passed since its last publication: the floor of the default configuration
+                  (publish_frequency 20 Hz), where most JointStates are received and not published
 
 Stops on SIGINT or SIGTERM with status 0.
 """
 
 import argparse
 import signal
+import struct
 
 from geometry_msgs.msg import TransformStamped
 import rclpy
@@ -27,11 +33,12 @@ from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-MODES = ('single', 'events', 'floor-events', 'floor-waitset')
+MODES = ('single', 'events', 'floor-events', 'floor-waitset', 'floor-decimating', 'bare')
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)  # the node's /tf QoS
 POLL_NS = 100_000_000  # how long a stop signal may wait for the loop to notice it
 # The stamp of a JointState's header: after the 4-byte CDR encapsulation header.
 JOINT_STATE_STAMP = slice(4, 12)
+STAMP = struct.Struct('<iI')
 
 
 def tf_message(transforms: int, sec: int = 0) -> TFMessage:
@@ -67,6 +74,8 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--transforms', type=int, required=True)
     parser.add_argument('--mode', choices=MODES, default='single')
+    parser.add_argument('--interval-ns', type=int, default=50_000_000,
+                        help='floor-decimating: stamps between publications (default 20 Hz)')
     args, ros_args = parser.parse_known_args()
     # A flag polled by the loops, as the node's own process does: rclpy's handlers would shut
     # the context down under a running wait.
@@ -75,9 +84,22 @@ def main() -> None:
         signal.signal(number, lambda *_: stopping.append(True))
     rclpy.init(args=ros_args, signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node('relay')
+    if args.mode == 'bare':
+        spin(node, args.mode, stopping)
+        return
     publisher = node.create_publisher(TFMessage, '/tf', TF_QOS)
     raw = args.mode.startswith('floor')
-    if raw:
+    if args.mode == 'floor-decimating':
+        pieces = tf_pieces(args.transforms)
+        interval, last = args.interval_ns, [-(2**62)]
+
+        def relay(data: bytes) -> None:
+            sec, nanosec = STAMP.unpack_from(data, 4)
+            stamp = sec * 1_000_000_000 + nanosec
+            if stamp >= last[0] + interval:
+                last[0] = stamp
+                publisher.publish(data[JOINT_STATE_STAMP].join(pieces))
+    elif raw:
         pieces = tf_pieces(args.transforms)
 
         def relay(data: bytes) -> None:
@@ -94,8 +116,8 @@ def main() -> None:
 
     subscription = node.create_subscription(JointState, 'joint_states', relay,
                                             qos_profile_sensor_data, raw=raw)
-    try:
-        if args.mode == 'floor-waitset':
+    if args.mode == 'floor-waitset':
+        try:
             wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, node.context.handle)
             handle = subscription.handle
             while not stopping:
@@ -104,17 +126,26 @@ def main() -> None:
                 wait_set.wait(POLL_NS)
                 while (taken := handle.take_message(JointState, True)) is not None:
                     relay(taken[0])
+        finally:
+            node.destroy_node()
+            rclpy.try_shutdown()
+    else:
+        spin(node, args.mode, stopping)
+
+
+def spin(node, mode: str, stopping: list) -> None:
+    """Run `node`'s callbacks on the executor of `mode` until a stop signal, then shut down."""
+    try:
+        if mode == 'single':
+            executor = SingleThreadedExecutor()
         else:
-            if args.mode == 'single':
-                executor = SingleThreadedExecutor()
-            else:
-                from rclpy.experimental import EventsExecutor
-                executor = EventsExecutor()
-            executor.add_node(node)
-            # spin_once, not spin(): the EventsExecutor's spin() ignores signals.
-            while not stopping:
-                executor.spin_once(timeout_sec=POLL_NS / 1e9)
-            executor.shutdown()
+            from rclpy.experimental import EventsExecutor
+            executor = EventsExecutor()
+        executor.add_node(node)
+        # spin_once, not spin(): the EventsExecutor's spin() ignores signals.
+        while not stopping:
+            executor.spin_once(timeout_sec=POLL_NS / 1e9)
+        executor.shutdown()
     finally:
         node.destroy_node()
         rclpy.try_shutdown()

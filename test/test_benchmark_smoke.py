@@ -84,6 +84,28 @@ def test_every_row_has_finite_cpu_and_ordered_latencies(smoke):
     assert all(r['cpu_ratio'] == 1.0 for r in baseline)
 
 
+def test_the_default_configuration_is_measured_against_the_decimating_floor(smoke):
+    """Default parameters: about 20 /tf per second whatever the input rate, as the floor."""
+    report, _, run_s = smoke
+    rows = report['default_config']
+    keys = sorted((r['robot'], r['rate'], r['process']) for r in rows)
+    assert keys == sorted((robot, rate, process) for robot in report['robots']
+                          for rate in report['rates']
+                          for process in (NODE, 'floor decimating'))
+    for row in rows:
+        assert row['configuration'] == 'default' and row['sent'] > 0, row
+        # 50 ms of stamps between publications: at most one /tf per 50 ms of the run, and
+        # at least one per 50 ms minus the messages lost at the edges of the windows.
+        published = row['received'] / (row['sent'] / row['rate'])
+        assert 10 < published <= 21, row
+        assert row['all_stamps_carried'] or row['process'] != NODE, row
+        assert finite_positive(row['cpu_us_per_js']) and finite_positive(row['floor_ratio'])
+        assert row['cpu_us_per_tf'] > row['cpu_us_per_js'], row
+        assert finite_positive(sum(row['threads_us_per_js'].values())), row
+    floors = [r for r in rows if r['process'] == 'floor decimating']
+    assert all(r['floor_ratio'] == 1.0 for r in floors)
+
+
 def test_in_process_start_up_and_memory_sections(smoke):
     report, out, run_s = smoke
     assert [r['robot'] for r in report['in_process']] == report['robots']
@@ -93,6 +115,11 @@ def test_in_process_start_up_and_memory_sections(smoke):
     # Measured within the run, in seconds (the benchmark times it; this only reads it).
     assert finite_positive(report['startup_s']) and report['startup_s'] < run_s
     assert report['memory'] and all(finite_positive(m['rss_mib']) for m in report['memory'])
-    for heading in ('1. In-process', '2. End to end', 'targets (not asserted)', '3. Start-up',
-                    '4. Memory', 'C++ robot_state_publisher 3.3.3'):
+    # The running node beside a bare rclpy node, and the steps from an interpreter to it.
+    assert report['rss']['node_mib'] > report['rss']['bare_mib'] > 0
+    steps = [step['rss_mib'] for step in report['memory_steps']]
+    assert len(steps) >= 6 and all(finite_positive(rss) for rss in steps)
+    for heading in ('1. In-process', '2. End to end', 'targets (not asserted)',
+                    '3. End to end over DDS, default configuration', '4. Start-up',
+                    '5. Memory', 'C++ robot_state_publisher 3.3.3'):
         assert heading in out, out

@@ -8,8 +8,6 @@ from pathlib import Path
 import re
 import threading
 
-import xacro
-
 from urdf_state_publisher.description.messages import describe_exception, quoted
 from urdf_state_publisher.errors import DescriptionError
 
@@ -42,6 +40,9 @@ def expand_xacro(path: str | os.PathLike,
     mappings = xacro_mappings(arguments)
     if not os.path.isfile(path_text):
         raise DescriptionError(f'xacro file {path_text!r} does not exist or is not a file')
+    # Imported here: 1.3 MiB that a node given URDF text, the usual case, never needs.
+    import xacro
+
     with _XACRO_LOCK:
         try:
             document = xacro.process_file(path_text, mappings=mappings)
