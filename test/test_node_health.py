@@ -13,7 +13,17 @@ import time
 
 from conftest import SAMPLE_URDF
 from diagnostic_msgs.msg import DiagnosticStatus
-from node_fixtures import ARM, FIXTURES, Link, RELIABLE, wait_for_log
+from node_fixtures import (
+    ARM,
+    deeper,
+    FIXTURES,
+    joint_state,
+    Link,
+    ns,
+    RELIABLE,
+    stamp_of,
+    wait_for_log,
+)
 import pytest
 from sensor_msgs.msg import JointState
 
@@ -180,3 +190,38 @@ def test_names_with_a_prefix_the_model_lacks_are_an_error_with_the_hint(start_no
     first_status(link, sources, lambda s: s.level == DiagnosticStatus.OK,
                  'the status to be OK with the right names')
     wait_for_log(node, probe, "JointStates name joints of robot 'sample_arm' again")
+
+
+def test_nan_and_clamps_in_states_that_are_not_published_are_reported(start_node, probe):
+    """With the default publish_frequency most states are not published: the node decides that
+    from their stamps before it computes anything, and checks their values later. A NaN or a
+    clamped value in one of them is reported all the same, within the next period."""
+    name = 'health_unpublished'
+    node = start_node({'robot_description': SAMPLE_URDF.read_text(),
+                       # Lossless: this test counts every state it sends.
+                       'qos_overrides': {f'/{name}/joint_states': {'subscription': {
+                           'reliability': 'reliable', 'depth': 100}}}}, node_name=name)
+    link = Link(probe, node, name=name, source_qos=deeper(RELIABLE, 100))
+    publisher = link.joint_states()
+    names = ['shoulder_pan_joint', 'elbow_joint', 'torso_lift_joint']
+    # 10 ms apart: only the first is due at 20 Hz. The third has a NaN elbow, the fourth a
+    # torso beyond its upper limit of 0.3.
+    positions = [[0.1, 0.2, 0.1], [0.1, 0.2, 0.1], [0.1, math.nan, 0.1], [0.1, 0.2, 0.5],
+                 [0.1, 0.2, 0.1]]
+    stamps = [ns(500) + k * 10_000_000 for k in range(len(positions))]
+    for stamp, values in zip(stamps, positions):
+        publisher.publish(joint_state(stamp, names, values))
+
+    def reported(status: DiagnosticStatus) -> bool:
+        values = values_of(status)
+        return values.get('dropped: NaN or infinite position') == '1' \
+            and values.get('joints clamped') == 'torso_lift_joint'
+
+    probe.wait_until(lambda: any(reported(s) for s in statuses(link)), 15,
+                     'a status reporting the NaN and the clamp')
+    log = wait_for_log(node, probe, 'joint values outside their limits were clamped')
+    assert re.search(r'\[WARN\].*NaN or infinite positions \(ignored\) for.*elbow_joint', log), log
+    assert re.search(r'\[WARN\].*clamped.*torso_lift_joint', log), log
+    # Of the five, only the first reached /tf.
+    sent = {stamp_of(t) for message in link.tf for t in message.transforms} & set(stamps)
+    assert sent == {stamps[0]}
