@@ -197,27 +197,33 @@ class JointStream:
         held, self._held = self._held, []
         if not held:
             return
-        # The values of each plan's states, as one array: one check for all of them.
+        # The values of each plan's states, as one array: one check for all of them. Clamped
+        # to what the plan admits (NaN becomes a bound), they keep their bytes only if every
+        # one was admitted: two numpy calls, which is what counts in a process woken for this.
         chunks: dict[tuple[UpdatePlan, np.dtype], list[bytes]] = {}
         for plan, names, buffer, offset, double, _, _ in held:
             size = 8 * len(names)
             chunks.setdefault((plan, double), []).append(buffer[offset:offset + size])
         admitted = {}
         for (plan, double), values in chunks.items():
-            values = np.frombuffer(b''.join(values), double).reshape(len(values), -1)
-            admitted[plan, double] = ((plan.admitted_lower <= values)
-                                      & (values <= plan.admitted_upper)).all(axis=1)
-        if all(within.all() for within in admitted.values()):
+            raw = b''.join(values)
+            values = np.frombuffer(raw, double).reshape(len(values), -1)
+            admitted[plan, double] = values, np.fmax(
+                np.fmin(values, plan.admitted_upper), plan.admitted_lower).tobytes() == raw
+        if all(all_admitted for _, all_admitted in admitted.values()):
             # Nearly always. Stamps of held states never decrease: each joint saw last the
-            # latest stamp of the plans that name it.
+            # latest stamp of the plans that name it, written last.
             latest = {row[0]: row[6] for row in held}
-            for plan, stamp_ns in latest.items():
-                index = plan.joint_index
-                self._last_seen_ns[index] = np.maximum(self._last_seen_ns[index], stamp_ns)
+            for plan, stamp_ns in sorted(latest.items(), key=lambda item: item[1]):
+                self._last_seen_ns[plan.joint_index] = stamp_ns
             self._latest_seen_ns = max(self._latest_seen_ns, held[-1][6])
             self._held_latest_ns = self._latest_seen_ns
             return
-        rows = {key: iter(within.tolist()) for key, within in admitted.items()}
+        # Which were not: row by row, in order, as on arrival.
+        rows = {}
+        for (plan, double), (values, _) in admitted.items():
+            within = (plan.admitted_lower <= values) & (values <= plan.admitted_upper)
+            rows[plan, double] = iter(within.all(axis=1).tolist())
         for plan, names, buffer, offset, double, stamp, stamp_ns in held:
             if next(rows[plan, double]):
                 self._latest_seen_ns = max(self._latest_seen_ns, stamp_ns)
