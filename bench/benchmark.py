@@ -345,6 +345,17 @@ def start_processes(robot: BenchRobot, transforms: int, log_dir: Path,
     return processes
 
 
+def wait_answering(driver: Driver, name: str, states: list[bytes], process: subprocess.Popen,
+                   log) -> None:
+    """Drive process `name` until it answers a JointState with /tf: discovery and start-up."""
+    deadline = time.monotonic() + 30
+    while not driver.drive(name, states, 100, 0.2, drain=0.1):
+        if process.poll() is not None or time.monotonic() > deadline:
+            log.flush()
+            raise RuntimeError(f'{name} never answered a JointState with /tf:\n'
+                               + Path(log.name).read_text()[-2000:])
+
+
 def check_exits(codes: dict[str, int], processes: dict) -> None:
     """Raise, with the end of each one's log, if a process did not exit 0 on SIGINT."""
     failed = {name: code for name, code in codes.items() if code}
@@ -384,13 +395,8 @@ def end_to_end(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path,
     try:
         for name, mode in config.processes.items():
             driver.connect(name, topic_prefix(mode))
-        for name, (process, log) in processes.items():  # discovery, start-up, first /tf
-            deadline = time.monotonic() + 30
-            while not driver.drive(name, states, 100, 0.2, drain=0.1):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log.flush()
-                    raise RuntimeError(f'{name} never answered a JointState with /tf:\n'
-                                       + Path(log.name).read_text()[-2000:])
+        for name, (process, log) in processes.items():
+            wait_answering(driver, name, states, process, log)
         for rate in scale.rates:
             measured = {name: Measured() for name in config.processes}
             for round_ in range(scale.rounds):
@@ -669,10 +675,7 @@ def running_rss(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path
     processes = start_processes(robot, len(model.movable_joints), log_dir, config)
     try:
         driver.connect(NODE, topic_prefix(None))
-        deadline = time.monotonic() + 30
-        while not driver.drive(NODE, states, 100, 0.2, drain=0.1):
-            if time.monotonic() > deadline:
-                raise RuntimeError('the node never answered a JointState with /tf')
+        wait_answering(driver, NODE, states, *processes[NODE])
         driver.drive(NODE, states, 1000, scale.memory_stream_s)
         return tuple(psutil.Process(processes[name][0].pid).memory_info().rss / 2**20
                      for name in (NODE, 'bare'))

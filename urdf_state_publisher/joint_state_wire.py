@@ -28,7 +28,7 @@ import numpy as np
 __all__ = ['JointStateReader', 'MalformedJointState', 'NamesLayout', 'UnsupportedEncapsulation']
 
 ENCAPSULATION_SIZE = 4
-STAMP_END = FRAME_ID_OFFSET = ENCAPSULATION_SIZE + 8
+STAMP_END = ENCAPSULATION_SIZE + 8  # where header.frame_id begins
 NAME_SEQUENCES_KEPT = 4
 
 
@@ -151,7 +151,7 @@ class JointStateReader:
             # `-x % n` is what aligns x to n (counted from the end of the encapsulation, as
             # _aligned does).
             sec, nanosec, size = encoding.header.unpack_from(data, ENCAPSULATION_SIZE)
-            start = FRAME_ID_OFFSET + 4 + size
+            start = STAMP_END + 4 + size
             start += -(start - ENCAPSULATION_SIZE) % 4
             layouts = self._layouts
             if layouts and data.startswith(layouts[0].seen, start):

@@ -85,7 +85,6 @@ class UpdatePlan:
     # other value (NaN included) is outside; unused names admit any number.
     admitted_lower: np.ndarray
     admitted_upper: np.ndarray
-    admitted_all: bytes  # a True per name, as bytes: how a comparison's result is tested fast
     unknown: tuple[str, ...]     # names that are no joint of the model
     not_scalar: tuple[str, ...]  # fixed, floating or planar joints named in a JointState
     duplicated: tuple[str, ...]  # names given more than once (ambiguous: all dropped)
@@ -409,7 +408,6 @@ class RobotModel:
             upper=self._upper[index],
             admitted_lower=admitted_lower,
             admitted_upper=admitted_upper,
-            admitted_all=np.ones(len(names), dtype=bool).tobytes(),
             unknown=unknown,
             not_scalar=not_scalar,
             duplicated=tuple(dict.fromkeys(duplicated)),

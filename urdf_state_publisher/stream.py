@@ -180,8 +180,7 @@ class JointStream:
             self.check_held()
         positions = np.ndarray((count,), double, buffer, offset)
         update = self.model.update(names, positions)
-        if plan.unknown or plan.duplicated or plan.not_scalar or update.non_finite \
-                or update.clamped or len(names) != count:
+        if not plan.names_usable or update.non_finite or update.clamped or len(names) != count:
             self._report_update(names, positions, update)
         if not len(update.values):
             return None
@@ -291,8 +290,13 @@ class JointStream:
     def _due(self, key: object, index: np.ndarray, rows: np.ndarray,
              stamp: tuple[int, int]) -> Publication | None:
         """The rows of `index` whose joints are due at `stamp`; remembers what it publishes."""
-        due = self._schedule(key, index, stamp)
-        return None if due is None else self._selected(key, index, rows, due)
+        timing = self._schedule(key, index, stamp)
+        if timing is None:
+            return None
+        sec, nanosec, due = timing
+        if due is not None:
+            key, index, rows = (key, due.tobytes()), index[due], rows[due]
+        return Publication(key, index, sec, nanosec, rows)
 
     def _schedule(self, key: object, index: np.ndarray, stamp: tuple[int, int]
                   ) -> tuple[int, int, np.ndarray | None] | None:
@@ -356,15 +360,6 @@ class JointStream:
         self._published_version += 1
         for key, (_, _, known_index) in list(self._earliest_due_of.items()):
             self._earliest_due(key, known_index)
-
-    @staticmethod
-    def _selected(key: object, index: np.ndarray, rows: np.ndarray,
-                  timing: tuple[int, int, np.ndarray | None]) -> Publication:
-        """The publication of the rows that `_schedule` found due."""
-        sec, nanosec, due = timing
-        if due is not None:
-            key, index, rows = (key, due.tobytes()), index[due], rows[due]
-        return Publication(key, index, sec, nanosec, rows)
 
     def _receipt_stamp(self, index: np.ndarray) -> tuple[int, int]:
         # An unstamped state would be published at time 0, which tf2 reads as "latest", and
