@@ -116,3 +116,24 @@ def test_xcdr2_is_published_as_rclpy_reads_it_or_reported_as_unreadable(link, ex
         wait_for_log(link.process, link.probe,
                      f"encapsulation {header} is not plain CDR, and rclpy's deserializer "
                      'cannot read it either', timeout=15)
+
+
+def test_a_state_only_rclpy_reads_is_published_and_counted(link):
+    """The fallback's reading branch, whatever XCDR2 does on this middleware: a plain CDR
+    body under encapsulation 00 03 (PL_CDR little-endian), a header the node's reader leaves
+    alone. Fast DDS's deserializer reads it as plain CDR; the node must publish those values
+    and count the state as deserialized by rclpy."""
+    publisher = link.joint_states()
+    data = b'\x00\x03' + encoded(301)[2:]
+    read = deserialize_message(data, JointState)
+    assert (read.header.stamp.sec, list(read.name), list(read.position)) == (
+        301, list(JOINTS), list(JOINTS.values()))
+    key = 'deserialized by rclpy (encapsulation 0003)'
+    before = diagnostics_after(link, publisher, 299)
+
+    publisher.publish(encoded(300))
+    publisher.publish(data)
+    after = diagnostics_after(link, publisher, 302)
+
+    assert rows(link, 301) == rows(link, 300)
+    assert int(after[key]) - int(before.get(key, '0')) == 1
