@@ -4,9 +4,9 @@ Building a TFMessage of N rclpy message objects and converting it for the middle
 several microseconds per transform; publishing already-serialized bytes costs a few
 microseconds in all. A template is a TFMessage for a fixed list of (parent, child) frames,
 serialized by the middleware itself (`rclpy.serialization`), in which the byte offsets of every
-stamp and every transform are found by sentinels. Publishing then writes the numbers at those
-offsets and hands the bytes over. Nothing assumes a particular encoding beyond numbers being
-stored whole and little-endian, which is checked when the template is built.
+stamp and every transform are found by sentinels (`wire_template`). Publishing then writes the
+numbers at those offsets and hands the bytes over. Nothing assumes a particular encoding beyond
+numbers being stored whole and little-endian, which is checked when the template is built.
 """
 
 from __future__ import annotations
@@ -19,57 +19,16 @@ import numpy as np
 from rclpy.serialization import serialize_message
 from tf2_msgs.msg import TFMessage
 
+from urdf_state_publisher.wire_template import (
+    locate_sentinels,
+    sentinel_double,
+    sentinel_stamp,
+    unsupported,
+)
+
 __all__ = ['TransformTemplate', 'build_tf_message']
 
 STAMP = struct.Struct('<II')  # sec (as its 32 bits), nanosec
-
-
-def _sentinel_double(index: int) -> float:
-    # Bytes FF FE are never in UTF-8 text, so frame names cannot contain a sentinel; the
-    # index is spread over 7-bit bytes so no sentinel has FF elsewhere; top bytes EF 7F keep
-    # the double finite.
-    return struct.unpack('<d', bytes((0xFF, 0xFE, index & 0x7F, (index >> 7) & 0x7F,
-                                      (index >> 14) & 0x7F, 0xFE, 0xEF, 0x7F)))[0]
-
-
-def _sentinel_stamp(index: int) -> tuple[int, int]:
-    # The 8 bytes of (sec, nanosec): FF FE a b, FD FC a b. sec stays a positive int32.
-    a, b = index & 0x7F, (index >> 7) & 0x7F
-    sec = struct.unpack('<i', bytes((0xFF, 0xFE, a, b)))[0]
-    nanosec = struct.unpack('<I', bytes((0xFD, 0xFC, a, b)))[0]
-    return sec, nanosec
-
-
-def _unsupported(what: str) -> RuntimeError:
-    return RuntimeError(
-        f'cannot locate the {what} in the serialized TFMessage: this middleware encodes '
-        'messages in a way urdf_state_publisher does not support; please report it')
-
-
-def _locate_sentinels(data: bytes, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets of each transform's 7 doubles and each stamp's 8 bytes, in one pass.
-
-    Every sentinel starts with FF FE and nothing else in the message does, so visiting each
-    FF FE once finds them all, whatever the message's size.
-    """
-    poses = np.full(count, -1, dtype=np.intp)
-    stamps = np.full(count, -1, dtype=np.intp)
-    start = data.find(b'\xff\xfe')
-    while 0 <= start <= len(data) - 8:
-        a, b = data[start + 2:start + 4]
-        tail = data[start + 4:start + 8]
-        if tail == bytes((0xFD, 0xFC, a, b)):
-            found, index = stamps, a | b << 7
-        elif tail[1:] == b'\xfe\xef\x7f' and (a | b << 7 | tail[0] << 14) % 7 == 0:
-            found, index = poses, (a | b << 7 | tail[0] << 14) // 7
-        else:
-            found, index = None, -1
-        if found is not None and 0 <= index < count:
-            if found[index] >= 0:
-                raise _unsupported('sentinels (seen twice)')
-            found[index] = start
-        start = data.find(b'\xff\xfe', start + 1)
-    return poses, stamps
 
 
 def build_tf_message(frames: Sequence[tuple[str, str]], sec: int, nanosec: int,
@@ -98,25 +57,25 @@ class TransformTemplate:
         """Serialize a message for `frames` and locate its stamps and transforms."""
         self.frames = tuple(frames)
         n = len(self.frames)
-        sentinels = np.array([[_sentinel_double(7 * i + k) for k in range(7)] for i in range(n)])
+        sentinels = np.array([[sentinel_double(7 * i + k) for k in range(7)] for i in range(n)])
         message = build_tf_message(self.frames, 0, 0, sentinels.reshape(n, 7))
         for i, stamped in enumerate(message.transforms):
-            stamped.header.stamp.sec, stamped.header.stamp.nanosec = _sentinel_stamp(i)
+            stamped.header.stamp.sec, stamped.header.stamp.nanosec = sentinel_stamp(i)
         data = serialize_message(message)
 
-        pose_offsets, stamp_offsets = _locate_sentinels(data, n)
+        pose_offsets, stamp_offsets = locate_sentinels(data, n, 7, n, 'TFMessage')
         for i in range(n):
             # Each transform's 7 doubles must be stored whole, in order and little-endian.
             offset = pose_offsets[i]
             if offset < 0 or data[offset:offset + 56] != sentinels[i].astype('<f8').tobytes():
-                raise _unsupported(f'transform of frame {self.frames[i][1]!r}')
+                raise unsupported('TFMessage', f'transform of frame {self.frames[i][1]!r}')
             if stamp_offsets[i] < 0:
-                raise _unsupported(f'stamp of frame {self.frames[i][1]!r}')
+                raise unsupported('TFMessage', f'stamp of frame {self.frames[i][1]!r}')
         # Numbers are written as 32-bit words (a double is two): a quarter of the elements of a
         # byte-wise copy. CDR aligns every number to 4 bytes or more from the start of the
         # data after the 4-byte encapsulation header, so every offset is a multiple of 4.
         if (pose_offsets % 4).any() or (stamp_offsets % 4).any():
-            raise _unsupported('transforms on 4-byte boundaries')
+            raise unsupported('TFMessage', 'transforms on 4-byte boundaries')
         self._buffer = bytearray(data)
         self._words = np.frombuffer(self._buffer, dtype='<u4', count=len(data) // 4)
         # Word indices: each transform's 14 words (a row of them), each stamp's 2 (sec, nanosec).
