@@ -479,13 +479,13 @@ def test_sources_beyond_the_limit_forget_the_one_heard_least_recently():
 
     # More lists than the model caches plans for, and the full list between them: its plan is
     # made again, and found to be the same source.
-    full = rig.health.sources[('JointState', ALL)]
+    full = rig.health.sources[('JointState', '', ALL)]
     count = full.count
     for k in range(300):
         rig.send((E, f'extra_{k}'))
         rig.send(ALL)
         rig.ms += 10
-    assert rig.health.sources[('JointState', ALL)] is full and full.count == count + 300
+    assert rig.health.sources[('JointState', '', ALL)] is full and full.count == count + 300
     assert len(rig.health.sources) == len(rig.health.source_of_plan) == MAX_SOURCES
 
 

@@ -83,7 +83,7 @@ def test_a_changed_default_is_reported_in_each_place():
 DEFAULTS = {'robot_description': '', 'description_file': '', 'xacro_args': (),
             'use_robot_description_topic': False, 'publish_frequency': 20.0,
             'ignore_timestamp': False, 'frame_prefix': '', 'use_smallest_joint_limits': False,
-            'publish_default_positions': False}
+            'publish_default_positions': False, 'source_list': (), 'publish_joint_states': False}
 
 
 def test_node_config_has_a_field_per_parameter():
@@ -159,7 +159,8 @@ BOOL, DOUBLE, STRING, STRING_ARRAY = 1, 3, 4, 9
 ROS_TYPES = {'robot_description': STRING, 'description_file': STRING,
              'xacro_args': STRING_ARRAY, 'use_robot_description_topic': BOOL,
              'publish_frequency': DOUBLE, 'ignore_timestamp': BOOL, 'frame_prefix': STRING,
-             'use_smallest_joint_limits': BOOL, 'publish_default_positions': BOOL}
+             'use_smallest_joint_limits': BOOL, 'publish_default_positions': BOOL,
+             'source_list': STRING_ARRAY, 'publish_joint_states': BOOL}
 
 
 def test_describe_parameters_shows_type_description_range_and_read_only(described):
@@ -178,7 +179,7 @@ def test_describe_parameters_shows_type_description_range_and_read_only(describe
         assert not descriptor.dynamic_typing, spec.name
     assert {name for name, d in descriptors.items() if d.read_only} == {
         'description_file', 'xacro_args', 'use_robot_description_topic',
-        'publish_default_positions'}
+        'publish_default_positions', 'source_list', 'publish_joint_states'}
     [frequency_range] = descriptors['publish_frequency'].floating_point_range
     assert 0 < frequency_range.from_value < 1e-300
     assert frequency_range.to_value > 1e300 and frequency_range.step == 0.0
@@ -186,5 +187,5 @@ def test_describe_parameters_shows_type_description_range_and_read_only(describe
         'a positive, finite number of Hz')
     # The defaults, but for the description given and the params file's integer, as a double.
     expected = {**DEFAULTS, 'robot_description': SAMPLE_URDF.read_text(),
-                'publish_frequency': 50.0, 'xacro_args': []}
+                'publish_frequency': 50.0, 'xacro_args': [], 'source_list': []}
     assert {name: parameter_value_to_python(value) for name, value in values.items()} == expected

@@ -2,12 +2,13 @@
 
 A JointStream feeds a JointStateHealth as it handles each message: counters, the problems of
 the current period with the names involved, and per source its message count and last receipt.
-A source is one list of joint names as the messages carry it: the node reads raw bytes and
-cannot tell publishers apart, but each driver (arm, gripper, wheels) sends its own list,
-message after message. Once per period the node calls `assess()`, which judges all that against
-the clock and returns the diagnostics level, message and key/values, and the log lines of the
-conditions that started or ended since the last assessment. The node only formats and
-publishes. Nothing here imports ROS; tests drive it with plain calls and a fake clock.
+A source is one list of joint names as the messages carry it on one topic: the node reads raw
+bytes and cannot tell publishers apart, but each driver (arm, gripper, wheels) sends its own
+list, message after message, on its own topic (source_list) or on a shared one. Once per
+period the node calls `assess()`, which judges all that against the clock and returns the
+diagnostics level, message and key/values, and the log lines of the conditions that started or
+ended since the last assessment. The node only formats and publishes. Nothing here imports
+ROS; tests drive it with plain calls and a fake clock.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import NamedTuple
 
 from urdf_state_publisher.description.messages import listing
 from urdf_state_publisher.model import RobotModel, UpdatePlan
+from urdf_state_publisher.resolved_state import ResolvedState
 
 __all__ = [
     'Assessment', 'JointStateHealth', 'Level', 'LogLine', 'prefix_change', 'PrefixChange',
@@ -50,7 +52,9 @@ WAITING = 'no joint_states yet'
 NO_MATCH = 'no joint name matches'
 SILENT = 'joint_states stopped'
 STALE = 'stale joints'
+STOPPED_TOPICS = 'stopped sources'
 NEVER_RECEIVED = 'joints never received'
+UNHEARD_TOPICS = 'source topics without messages'
 
 # A source has stopped when it has been silent for longer than STALE_INTERVALS of its own
 # typical intervals, and at least STALE_MIN_S: with assessments once a second, a stopped
@@ -102,12 +106,13 @@ class Source:
     `count` and `last` are written per message; everything else at creation and assessment.
     """
 
-    __slots__ = ('key', 'names', 'multi_dof', 'number', 'plan', 'joints', 'matches', 'count',
-                 'last', 'interval', '_mark', 'assessed_count', 'period_count')
+    __slots__ = ('key', 'topic', 'names', 'multi_dof', 'number', 'plan', 'joints', 'matches',
+                 'count', 'last', 'interval', '_mark', 'assessed_count', 'period_count')
 
-    def __init__(self, key: tuple, names: tuple[str, ...], multi_dof: bool, number: int,
-                 now: float):
+    def __init__(self, key: tuple, topic: str, names: tuple[str, ...], multi_dof: bool,
+                 number: int, now: float):
         self.key = key
+        self.topic = topic  # where its messages arrive ('' when the stream was not told)
         self.names = names
         self.multi_dof = multi_dof
         self.number = number  # in order of first receipt, for the values in /diagnostics
@@ -222,7 +227,8 @@ _EVENTS: dict[str, tuple[Level, str, str, str, str]] = {
 }
 # The order of conditions in the status message: the most severe and most telling first.
 _ORDER = {kind: k for k, kind in enumerate((
-    NO_MODEL, NO_MATCH, INTERNAL_ERROR, WAITING, SILENT, STALE, NEVER_RECEIVED, UNKNOWN,
+    NO_MODEL, NO_MATCH, INTERNAL_ERROR, WAITING, SILENT, STOPPED_TOPICS, STALE, NEVER_RECEIVED,
+    UNHEARD_TOPICS, UNKNOWN,
     NON_FINITE, CLAMPED, DUPLICATED, NOT_SCALAR, LENGTH_MISMATCH, MALFORMED, TIME_BACKWARDS,
     ZERO_STAMP, UNUSABLE_POSE))}
 
@@ -241,6 +247,10 @@ class JointStateHealth:
         self.clock = clock
         self.publishes_defaults = publishes_defaults
         self.model: RobotModel | None = None
+        # The topics the node reads JointStates from, when it was given a list (source_list).
+        self.topics: tuple[str, ...] = ()
+        self.resolved: ResolvedState | None = None  # what joint_states gets, when published
+        self.resolved_published = 0
         self.received = 0          # JointStates, since start
         self.period_received = 0   # JointStates, in the current period
         self.last_receipt: float | None = None  # of the last JointState
@@ -256,8 +266,9 @@ class JointStateHealth:
         self.joint_states_arrived = False  # a JointState or MultiDOFJointState reached a model
         self.carried: set[str] = set()  # joints of the model that some message has named
         self.sources: dict[tuple, Source] = {}
-        # The per-message lookup: a JointState's plan (hashed by identity) to its source.
-        self.source_of_plan: dict[UpdatePlan, Source] = {}
+        # The per-message lookup: a JointState's topic and plan (hashed by identity) to its
+        # source.
+        self.source_of_plan: dict[tuple[str, UpdatePlan], Source] = {}
         self._sources_made = 0
         self._started = self._activated = self._assessed = clock()
         self._first_arrival: float | None = None
@@ -308,10 +319,11 @@ class JointStateHealth:
         self.drop(INTERNAL_ERROR)
         self.event(INTERNAL_ERROR, (detail,))
 
-    def new_source(self, plan: UpdatePlan) -> Source:
-        """The source of JointStates named as `plan` is, met for the first time in this model."""
-        key = ('JointState', plan.names)
-        source = self.sources.get(key) or self._add_source(key, plan.names, multi_dof=False)
+    def new_source(self, plan: UpdatePlan, topic: str = '') -> Source:
+        """The source of JointStates on `topic` named as `plan` is, met first in this model."""
+        key = ('JointState', topic, plan.names)
+        source = self.sources.get(key) or self._add_source(key, topic, plan.names,
+                                                           multi_dof=False)
         self._describe(source, plan)
         return source
 
@@ -320,12 +332,16 @@ class JointStateHealth:
         key = ('MultiDOFJointState', tuple(names))
         source = self.sources.get(key)
         if source is None:
-            source = self._add_source(key, key[1], multi_dof=True)
+            source = self._add_source(key, '', key[1], multi_dof=True)
             self._describe(source, None)
         return source
 
-    def model_changed(self, model: RobotModel) -> None:
-        """Forget what a new model makes stale; sources keep their history under the new one."""
+    def model_changed(self, model: RobotModel, resolved: ResolvedState | None = None) -> None:
+        """Forget what a new model makes stale; sources keep their history under the new one.
+
+        `resolved` is the new model's resolved state, when the node publishes one.
+        """
+        self.resolved = resolved
         self.unknown = {n for n in self.unknown if not model.has_joint(n)}
         self.unknown_overflow = 0
         self.clamped.clear()
@@ -343,14 +359,15 @@ class JointStateHealth:
         self.period_received = 0
         self.events = {}
 
-    def _add_source(self, key: tuple, names: tuple[str, ...], multi_dof: bool) -> Source:
+    def _add_source(self, key: tuple, topic: str, names: tuple[str, ...], multi_dof: bool
+                    ) -> Source:
         if len(self.sources) >= MAX_SOURCES:
             oldest = min(self.sources.values(), key=lambda s: s.last)
             del self.sources[oldest.key]
             if oldest.plan is not None:
-                self.source_of_plan.pop(oldest.plan, None)
+                self.source_of_plan.pop((oldest.topic, oldest.plan), None)
         self._sources_made += 1
-        source = self.sources[key] = Source(key, names, multi_dof, self._sources_made,
+        source = self.sources[key] = Source(key, topic, names, multi_dof, self._sources_made,
                                             self.clock())
         return source
 
@@ -365,10 +382,10 @@ class JointStateHealth:
         else:
             if source.plan is not None and source.plan is not plan:
                 # The model made the plan of these names again (its cache is bounded).
-                self.source_of_plan.pop(source.plan, None)
+                self.source_of_plan.pop((source.topic, source.plan), None)
             source.plan = plan
             source.joints = plan.joints[plan.named_outputs]
-            self.source_of_plan[plan] = source
+            self.source_of_plan[source.topic, plan] = source
         source.matches = any(model.has_joint(n) for n in source.names)
         self.carried.update(source.joints)
 
@@ -402,7 +419,8 @@ class JointStateHealth:
     def _findings(self, now: float) -> tuple[list[_Finding], dict[str, str]]:
         """The conditions that hold, and the values that go with them."""
         findings: list[_Finding] = []
-        facts = {NEVER_RECEIVED: '', STALE: '', 'hint': ''}
+        facts = {NEVER_RECEIVED: '', STALE: '', STOPPED_TOPICS: '', UNHEARD_TOPICS: '',
+                 'hint': ''}
         model = self.model
         if model is None:
             if now - self._started > WAIT_S:
@@ -475,11 +493,26 @@ class JointStateHealth:
         if ages:
             stale = tuple(sorted(ages, key=lambda j: (-ages[j], j)))
             facts[STALE] = _with_ages(stale, ages)
-            findings.append(_Finding(
-                STALE, Level.WARN, f'stale joints: {_short(stale)}',
-                'joint values stopped updating while other joints go on (has their source '
-                'stopped?)', 'joints update again', stale,
-                detail=lambda items: _with_ages(items, ages), end_names=True))
+            # With a topic per source (source_list), a topic all of whose sources stopped is
+            # named, and its joints are said with it rather than as stale joints.
+            stopped = self._stopped_topics(now, latest)
+            of_stopped = {j for joints in stopped.values() for j in joints}
+            if stopped:
+                facts[STOPPED_TOPICS] = _topics_with_ages(stopped, now, self.sources)
+                findings.append(_Finding(
+                    STOPPED_TOPICS, Level.WARN, f'stopped: {_short(list(stopped))}',
+                    'joint-state sources stopped while others go on; their joints keep their '
+                    'last values', 'joint-state sources publish again', tuple(stopped),
+                    detail=lambda topics: _topics_with_ages(
+                        {t: stopped.get(t, ()) for t in topics}, now, self.sources),
+                    end_names=True))
+            stale = tuple(j for j in stale if j not in of_stopped)
+            if stale:
+                findings.append(_Finding(
+                    STALE, Level.WARN, f'stale joints: {_short(stale)}',
+                    'joint values stopped updating while other joints go on (has their source '
+                    'stopped?)', 'joints update again', stale,
+                    detail=lambda items: _with_ages(items, ages), end_names=True))
         if now >= max(self._activated, self._first_arrival) + GRACE_S:
             never = tuple(n for n in model.independent_joints if n not in self.carried)
             if never:
@@ -487,9 +520,42 @@ class JointStateHealth:
                 findings.append(_Finding(
                     NEVER_RECEIVED, Level.WARN, f'joints never received: {_short(never)}',
                     'no JointState or MultiDOFJointState has given a value to these moving '
-                    'joints, so they have no transform on /tf', 'every moving joint has '
-                    'received a value', never))
+                    'joints, so they have no transform on /tf'
+                    + (' and their default position on joint_states' if self.resolved else ''),
+                    'every moving joint has received a value', never))
+            heard = {s.topic for s in sources}
+            unheard = tuple(t for t in self.topics if t not in heard)
+            if unheard:
+                facts[UNHEARD_TOPICS] = listing(unheard)
+                findings.append(_Finding(
+                    UNHEARD_TOPICS, Level.WARN, f'no message on {_short(unheard)}',
+                    'no JointState has arrived on these source_list topics (is their driver '
+                    'running, and is the topic name right?)', 'every source_list topic has '
+                    'sent a JointState', unheard))
         return findings
+
+    def _stopped_topics(self, now: float, latest: float) -> dict[str, tuple[str, ...]]:
+        """The source_list topics whose sources all stopped while another went on.
+
+        Each with the joints whose latest value came from it.
+        """
+        if len(self.topics) < 2:
+            return {}
+        by_topic: dict[str, list[Source]] = {}
+        for source in self.sources.values():
+            if not source.multi_dof and source.topic:
+                by_topic.setdefault(source.topic, []).append(source)
+        last_from: dict[str, Source] = {}
+        for source in self.sources.values():
+            for joint in source.joints:
+                if joint not in last_from or source.last > last_from[joint].last:
+                    last_from[joint] = source
+        stopped = {}
+        for topic, sources in by_topic.items():
+            if all(s.interval is not None and now - s.last > s.stale_after()
+                   and latest > s.last + s.stale_after() for s in sources):
+                stopped[topic] = tuple(j for j, s in last_from.items() if s.topic == topic)
+        return stopped
 
     def _no_match(self) -> bool:
         """Whether JointStates arrived in this period and none named a joint of the model."""
@@ -543,8 +609,24 @@ class JointStateHealth:
             ('tf messages published', str(self.published)),
             ('sources', str(len(self.sources))),
         ]
+        if self.topics:
+            values += [('source topics', listing(self.topics)),
+                       (UNHEARD_TOPICS, facts[UNHEARD_TOPICS]),
+                       (STOPPED_TOPICS, facts[STOPPED_TOPICS])]
+        resolved = self.resolved
+        if resolved is not None:
+            defaulted = resolved.defaulted()
+            values += [
+                ('joint_states output', 'default positions (no joint state yet)'
+                 if not self.joint_states_arrived else 'merged from the sources'),
+                ('joint_states published', str(self.resolved_published)),
+                ('joint_states at default position',
+                 listing(defaulted) if self.joint_states_arrived else 'all'),
+            ]
         for source in sorted(listed, key=lambda s: s.number):
             name = f'source {source.number}'
+            if source.topic:
+                values.append((f'{name} topic', source.topic))
             values += [
                 (f'{name} joints', listing(source.joints) if source.matches
                  else f'none of the model ({listing(source.names)})'),
@@ -583,6 +665,16 @@ def _short(names: Sequence[str], separator: str = ', ') -> str:
 
 def _with_ages(joints: Sequence[str], ages: dict[str, float]) -> str:
     return listing([f'{j} ({ages[j]:.1f} s ago)' for j in joints])
+
+
+def _topics_with_ages(joints_of: dict[str, Sequence[str]], now: float,
+                      sources: dict[tuple, Source]) -> str:
+    """Topics, each with the time since its last message and the joints it leaves behind."""
+    last = {}
+    for source in sources.values():
+        last[source.topic] = max(last.get(source.topic, source.last), source.last)
+    return '; '.join(f'{t} ({now - last[t]:.1f} s ago' + (f': {listing(j)})' if j else ')')
+                     for t, j in joints_of.items())
 
 
 # --------------------------------------------------------------------------- prefixes

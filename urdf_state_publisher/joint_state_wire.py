@@ -9,7 +9,8 @@ which costs more than everything else the node does with a JointState. The encod
             (any other encapsulation is left to the middleware's deserializer, see
             UnsupportedEncapsulation)
     header: stamp (int32 sec, uint32 nanosec), frame_id (string)
-    name (sequence<string>), position (sequence<double>), velocity, effort (not read)
+    name (sequence<string>), position (sequence<double>), velocity, effort (read only for
+            the resolved joint state, by `velocity_and_effort`)
 
 with a string as uint32 length (counting the terminating NUL), bytes and NUL, a sequence as
 uint32 count and elements, and every number aligned to its size from the end of the
@@ -25,7 +26,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ['JointStateReader', 'MalformedJointState', 'NamesLayout', 'UnsupportedEncapsulation']
+__all__ = [
+    'JointStateReader', 'MalformedJointState', 'NamesLayout', 'UnsupportedEncapsulation',
+    'velocity_and_effort',
+]
 
 ENCAPSULATION_SIZE = 4
 STAMP_END = ENCAPSULATION_SIZE + 8  # where header.frame_id begins
@@ -182,6 +186,36 @@ class JointStateReader:
         layouts.insert(0, layout)
         del layouts[NAME_SEQUENCES_KEPT:]
         return layout
+
+
+def velocity_and_effort(data: bytes, offset: int, count: int, double: np.dtype
+                        ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The velocities and efforts of a JointState; None for a sequence that does not fit.
+
+    `data` holds the JointState, whose `count` positions are at `offset` (as
+    `JointStateReader.locate` found them).
+
+    After the positions: each sequence's uint32 count, then its doubles aligned to 8. An empty
+    sequence has no padding before its (absent) elements: the next count follows at once.
+    """
+    if not count:
+        return None, None
+    counts = struct.Struct(double.str[0] + 'I')
+    found = []
+    end = offset + 8 * count
+    for _ in range(2):
+        end = _aligned(end, 4)
+        if end + 4 > len(data):
+            return (*found, None, None)[:2]
+        (size,) = counts.unpack_from(data, end)
+        end += 4
+        if size:
+            end = _aligned(end, 8)
+            if end + 8 * size > len(data):
+                return (*found, None, None)[:2]
+        found.append(np.ndarray((size,), double, data, end))
+        end += 8 * size
+    return found[0], found[1]
 
 
 def _aligned(offset: int, size: int) -> int:

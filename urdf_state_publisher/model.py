@@ -95,6 +95,18 @@ class UpdatePlan:
     _coefficients: np.ndarray  # (N, 1, 4): ones, then room for v, cos(v/2) and sin(v/2)
     _zeros: np.ndarray  # (7N,): a dot product with them is NaN when an operand is not finite
 
+    def unclamped(self, positions: np.ndarray) -> np.ndarray:
+        """The outputs' values before any limit: each follower from the named joint it follows.
+
+        For a state whose values the plan admits, these are the values `RobotModel.update` gives.
+        """
+        wanted = positions[self.gather]
+        if self.gain is not None:
+            wanted *= self.gain
+        if self.bias is not None:
+            wanted += self.bias
+        return wanted
+
 
 class JointUpdate(NamedTuple):
     """The result of applying one JointState: the joints it moved and their transforms.
@@ -490,11 +502,7 @@ class RobotModel:
         # of a Python function: fewer of them is what counts. So the values are first computed as
         # if no limit were hit, each follower straight from the named leader it follows, and
         # again level by level only when a limit was hit.
-        wanted = positions[plan.gather]
-        if plan.gain is not None:
-            wanted *= plan.gain
-        if plan.bias is not None:
-            wanted += plan.bias
+        wanted = plan.unclamped(positions)
         # np.minimum/np.maximum rather than np.clip: the same result, less overhead.
         values = np.minimum(np.maximum(wanted, plan.lower), plan.upper)
         # Bit-identical values were not clamped (a NaN passes the clamp as it is).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from functools import partial
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
@@ -26,7 +27,9 @@ from urdf_state_publisher.joint_state_wire import (
 )
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.parameters import declare, NodeConfig, PARAMETERS, ParameterValueError
-from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
+from urdf_state_publisher.qos import JOINT_STATES_QOS, LATCHED_QOS, TF_QOS
+from urdf_state_publisher.resolved_state import ResolvedFields, ResolvedState
+from urdf_state_publisher.resolved_wire import ResolvedWriter
 from urdf_state_publisher.stream import JointStream, Publication
 from urdf_state_publisher.tf_wire import build_tf_message, TransformTemplate
 
@@ -104,26 +107,72 @@ class UrdfStatePublisher(Node):
         self._active: ActiveModel | None = None
         # What the node knows about its inputs: each JointStream reports to it, and the
         # diagnostics timer asks it what to say.
+        config = self._config
         self._health = JointStateHealth(
-            publishes_defaults=self._config.publish_default_positions)
-        self._joint_state_reader = JointStateReader()
+            publishes_defaults=config.publish_default_positions or config.publish_joint_states)
+        topics = self._joint_state_topics()
+        if config.source_list:
+            self._health.topics = topics
+        self._publish_joint_states_bytes = None
+        self._resolved_writer = ResolvedWriter(())
+        if config.publish_joint_states:
+            self._check_no_feedback(topics)
+            joint_states = self.create_publisher(JointState, 'joint_states', JOINT_STATES_QOS)
+            self._publish_joint_states_bytes = joint_states.handle.publish_raw
 
         self._load_initial_description()
         self.add_on_set_parameters_callback(self._on_set_parameters)
 
-        # raw: the bytes as received, read by JointStateReader, without a message object.
-        self.create_subscription(
-            JointState, 'joint_states', self._on_joint_state, qos_profile_sensor_data,
-            qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
+        for topic in topics:
+            # raw: the bytes as received, read by a JointStateReader of the topic's own (it
+            # knows its sources' names), without a message object.
+            self.create_subscription(
+                JointState, topic, partial(self._on_joint_state, JointStateReader(), topic),
+                qos_profile_sensor_data,
+                qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
         self.create_subscription(
             MultiDOFJointState, 'multi_dof_joint_states', self._on_multi_dof_joint_state,
             qos_profile_sensor_data,
             qos_overriding_options=QoSOverridingOptions.with_default_policies())
         self.create_timer(DIAGNOSTICS_PERIOD_S, self._publish_diagnostics)
-        if self._config.publish_default_positions:
+        if config.publish_default_positions or config.publish_joint_states:
             self._default_timer = self.create_timer(
-                1.0 / min(self._config.publish_frequency, DEFAULT_POSITIONS_MAX_HZ),
+                1.0 / min(config.publish_frequency, DEFAULT_POSITIONS_MAX_HZ),
                 self._publish_default_positions)
+
+    def _joint_state_topics(self) -> tuple[str, ...]:
+        """The JointState topics to read: source_list's, or joint_states; resolved and remapped."""
+        topics = {}
+        for entry in self._config.source_list or ('joint_states',):
+            try:
+                topic = self.resolve_topic_name(entry)
+            except Exception as error:  # noqa: BLE001 - rclpy raises several kinds
+                raise StartupError(
+                    f"source_list: {entry!r} is not a valid topic name ({error}); give topic "
+                    "names such as 'arm/joint_states' or '/gripper/joint_states'") from None
+            if topic in topics:
+                raise StartupError(
+                    f'source_list: {topics[topic]!r} and {entry!r} are both {topic}: list each '
+                    'topic once')
+            topics[topic] = entry
+        return tuple(topics)
+
+    def _check_no_feedback(self, topics: tuple[str, ...]) -> None:
+        """Refuse to read the resolved joint_states this node publishes."""
+        output = self.resolve_topic_name('joint_states')
+        if output not in topics:
+            return
+        if self._config.source_list:
+            raise StartupError(
+                f'publish_joint_states: the node would read its own output, since source_list '
+                f'lists {output}, where it publishes the resolved state. Remove {output} from '
+                'source_list: list the topics your drivers publish on instead (for example '
+                "'arm/joint_states'), or remap the drivers there")
+        raise StartupError(
+            f'publish_joint_states: the node would read its own output on {output}, since '
+            'with an empty source_list it reads joint_states. Set source_list to the topics '
+            "your drivers publish on (for example ['arm/joint_states', "
+            "'gripper/joint_states']), as joint_state_publisher's source_list")
 
     # Description sources ------------------------------------------------------------------
 
@@ -161,12 +210,18 @@ class UrdfStatePublisher(Node):
     def _activate(self, model: RobotModel, text: str, frame_prefix: str) -> None:
         """Swap in a model: one assignment, so no callback ever sees half of a change."""
         config = self._config
-        if self._active is not None:
-            self._active.stream.check_held()  # reported under the model they came to
+        previous = self._active
+        if previous is not None:
+            previous.stream.check_held()  # reported under the model they came to
+        resolved = None
+        if config.publish_joint_states:
+            # The joints keep their values across a reload: the robot did not move.
+            resolved = ResolvedState(model, previous.stream.resolved if previous else None)
         self._active = ActiveModel(text, JointStream(
             model, report=self._health, clock=self._now, frame_prefix=frame_prefix,
             publish_interval_ns=config.publish_interval_ns,
-            ignore_timestamp=config.ignore_timestamp))
+            ignore_timestamp=config.ignore_timestamp, resolved=resolved,
+            on_resolved=self._publish_resolved))
         for warning in model.warnings:
             self.get_logger().warning(f'robot description: {warning}')
         extensions = describe_extensions(model.extensions)
@@ -242,14 +297,20 @@ class UrdfStatePublisher(Node):
         if publication is not None:
             self._publish_tf_bytes(active.serialize(publication))
 
-    def _on_joint_state(self, data: bytes) -> None:
+    def _publish_resolved(self, fields: ResolvedFields) -> None:
+        if fields.names is not self._resolved_writer.names:
+            self._resolved_writer = ResolvedWriter(fields.names)
+        self._publish_joint_states_bytes(self._resolved_writer.serialize(fields))
+        self._health.resolved_published += 1
+
+    def _on_joint_state(self, reader: JointStateReader, topic: str, data: bytes) -> None:
         try:
             active = self._active
             if active is None:
                 self._health.received_without_model()
                 return
             try:
-                stamp, names, offset, count, double = self._joint_state_reader.locate(data)
+                stamp, names, offset, count, double = reader.locate(data)
             except UnsupportedEncapsulation as unsupported:
                 # Another encoding (XCDR2, ...): the middleware's deserializer, slower, reads
                 # what its middleware writes; what it refuses too is malformed.
@@ -263,12 +324,14 @@ class UrdfStatePublisher(Node):
                 self._health.deserialized_by_rclpy(unsupported.encapsulation)
                 stamp = (message.header.stamp.sec, message.header.stamp.nanosec)
                 self._publish(active, active.stream.joint_state(
-                    tuple(message.name), message.position, stamp))
+                    tuple(message.name), message.position, stamp, topic, message.velocity,
+                    message.effort))
                 return
             except MalformedJointState as error:
                 self._health.received_malformed(str(error))
                 return
-            publication = active.stream.joint_state_at(names, data, offset, count, double, stamp)
+            publication = active.stream.joint_state_at(names, data, offset, count, double, stamp,
+                                                       topic)
             if publication is not None:  # most are not (publish_frequency): no call for them
                 self._publish(active, publication)
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
@@ -291,14 +354,21 @@ class UrdfStatePublisher(Node):
     # Default positions --------------------------------------------------------------------
 
     def _publish_default_positions(self) -> None:
+        """Until joint states arrive: the default positions on /tf and joint_states, as set."""
         active = self._active
         if active is None:
             return
-        publication = active.stream.default_positions(self._now())
-        if publication is None:  # joint states have arrived: they take over for good
+        now = self._now()
+        resolved = active.stream.resolved_defaults(now)
+        publication = (active.stream.default_positions(now)
+                       if self._config.publish_default_positions else None)
+        if resolved is None and publication is None:  # joint states have arrived: for good
             self._default_timer.cancel()
             return
-        self._publish_tf_bytes(active.serialize(publication))
+        if publication is not None:
+            self._publish_tf_bytes(active.serialize(publication))
+        if resolved is not None:
+            self._publish_resolved(resolved)
 
     # Diagnostics --------------------------------------------------------------------------
 

@@ -50,6 +50,7 @@ class ParameterSpec:
     constraints: str = ''  # in words: ParameterDescriptor.additional_constraints
     value_range: tuple[float, float] | None = None  # inclusive, for a double
     launch_argument: bool = False  # the launch files have an argument that overrides it
+    example: tuple[str, ...] = ()  # for an empty string array: a value, in the parameters file
 
     @property
     def type_name(self) -> str:
@@ -104,7 +105,7 @@ class ParameterSpec:
 
 
 _A_TYPE = {bool: 'true or false', str: 'a string', float: 'a number',
-           tuple: "a list of 'name:=value' strings"}
+           tuple: 'a list of strings'}
 
 
 PARAMETERS: tuple[ParameterSpec, ...] = (
@@ -119,7 +120,8 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec(
         'xacro_args', (),
         "'name:=value' arguments for a .xacro description_file.", read_only=True,
-        constraints="every entry of the form 'name:=value'"),
+        constraints="every entry of the form 'name:=value'",
+        example=('prefix:=left_', 'with_sensors:=false')),
     ParameterSpec(
         'use_robot_description_topic', False,
         'Take the description from the robot_description topic (transient local) instead of '
@@ -146,6 +148,17 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         'Until the first JointState arrives, publish moving joints at their default positions '
         '(<model_state>, else 0 if within limits, else mid-range), so RViz shows the robot at '
         'once.', read_only=True),
+    ParameterSpec(
+        'source_list', (),
+        "The JointState topics to read and merge, as joint_state_publisher's source_list "
+        "(relative names resolve in the node's namespace). Empty: joint_states alone.",
+        read_only=True, constraints='topic names, each once',
+        example=('arm/joint_states', 'gripper/joint_states')),
+    ParameterSpec(
+        'publish_joint_states', False,
+        'Publish the merged, resolved state on joint_states, as joint_state_publisher does: '
+        'every moving joint, mimic followers computed, values clamped, at publish_frequency. '
+        'Needs a source_list that does not contain joint_states.', read_only=True),
 )
 
 # Declared by rclpy on every node; documented and overridable from the launch files like ours.
@@ -174,6 +187,8 @@ class NodeConfig:
     frame_prefix: str
     use_smallest_joint_limits: bool
     publish_default_positions: bool
+    source_list: tuple[str, ...]
+    publish_joint_states: bool
 
     @classmethod
     def from_values(cls, values: Mapping[str, object]) -> NodeConfig:
@@ -275,7 +290,7 @@ def config_yaml() -> str:
         words = spec.description + (' Read-only.' if spec.read_only else '')
         lines += _comment(words, '    ')
         if isinstance(spec.default, tuple) and not spec.default:
-            lines.append(f"    # {spec.name}: ['prefix:=left_', 'with_sensors:=false']")
+            lines.append(f'    # {spec.name}: {yaml_value(spec.example)}')
         else:
             lines.append(f'    {spec.name}: {yaml_value(spec.default)}')
     return '\n'.join(lines) + '\n'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['LATCHED_QOS', 'TF_QOS', 'TF_STATIC_LISTENER_QOS']
+__all__ = ['JOINT_STATES_QOS', 'LATCHED_QOS', 'TF_QOS', 'TF_STATIC_LISTENER_QOS']
 
 # /tf, as tf2's TransformBroadcaster: reliable, volatile, depth 100.
 TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
@@ -17,3 +17,8 @@ LATCHED_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST,
 TF_STATIC_LISTENER_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
                                     reliability=ReliabilityPolicy.RELIABLE,
                                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# The resolved joint_states, as joint_state_publisher publishes them: reliable, volatile, depth
+# 10. Reliable readers match it, and so do the best-effort ones (robot_state_publisher's).
+JOINT_STATES_QOS = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
+                              reliability=ReliabilityPolicy.RELIABLE,
+                              durability=DurabilityPolicy.VOLATILE)

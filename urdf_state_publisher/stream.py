@@ -30,11 +30,14 @@ from urdf_state_publisher.health import (
     UNUSABLE_POSE,
     ZERO_STAMP,
 )
+from urdf_state_publisher.joint_state_wire import velocity_and_effort
 from urdf_state_publisher.model import JointUpdate, RobotModel, UpdatePlan
+from urdf_state_publisher.resolved_state import renamed_columns, ResolvedFields, ResolvedState
 
 __all__ = ['JointStream', 'Publication']
 
 NEVER_NS = np.iinfo(np.int64).min // 2  # a stamp before any other, with room to add to it
+LAST_NS = np.iinfo(np.int64).max  # a stamp after any other
 # Joint indices whose earliest due time is kept, one per source: each publication updates
 # them all.
 EARLIEST_DUE_KEPT = 32
@@ -67,10 +70,14 @@ class JointStream:
 
     def __init__(self, model: RobotModel, *, report: JointStateHealth,
                  clock: Callable[[], tuple[int, int]], frame_prefix: str = '',
-                 publish_interval_ns: int = 50_000_000, ignore_timestamp: bool = False):
+                 publish_interval_ns: int = 50_000_000, ignore_timestamp: bool = False,
+                 resolved: ResolvedState | None = None,
+                 on_resolved: Callable[[ResolvedFields], None] | None = None):
         """Start streaming `model`, reporting to `report`.
 
-        `clock` gives (sec, nanosec) of now, for zero stamps.
+        `clock` gives (sec, nanosec) of now, for zero stamps. With `resolved` (a ResolvedState
+        of `model`), every state's values are kept in it, and `on_resolved` gets its fields
+        whenever a state's stamp is a publish interval past the last call's.
         """
         self.model = model
         self.report = report
@@ -93,14 +100,19 @@ class JointStream:
         self._held: list[tuple[UpdatePlan, Sequence[str], bytes | np.ndarray, int, np.dtype,
                                tuple[int, int], int]] = []
         self._held_latest_ns = NEVER_NS
-        self._last_plan = model.plan(())
+        # Per topic, the plan of its last state: each source repeats its names.
+        self._last_plan_of: dict[str, UpdatePlan] = {}
+        self.resolved = resolved
+        self._on_resolved = on_resolved
+        # The stamp from which the resolved state is due again; never without one.
+        self._resolved_due_ns = NEVER_NS if resolved is not None else LAST_NS
         self._last_seen_ns = np.full(len(self.joints), NEVER_NS)
         # Bounds of the two arrays: a stamp past them is checked without indexing them.
         self._latest_published_ns = NEVER_NS
         self._latest_seen_ns = NEVER_NS
         self._interval_ns = 0
         self.limit_rate(publish_interval_ns, ignore_timestamp)
-        report.model_changed(model)
+        report.model_changed(model, resolved)
 
     def limit_rate(self, publish_interval_ns: int, ignore_timestamp: bool) -> None:
         """Publish a joint at most once per `publish_interval_ns` of stamps, or every time."""
@@ -120,15 +132,25 @@ class JointStream:
     # Messages -----------------------------------------------------------------------------
 
     def joint_state(self, names: Sequence[str], positions: Sequence[float] | np.ndarray,
-                    stamp: tuple[int, int]) -> Publication | None:
-        """The publication for a JointState: `positions[i]` is the value of `names[i]`."""
+                    stamp: tuple[int, int], topic: str = '',
+                    velocities: Sequence[float] | None = None,
+                    efforts: Sequence[float] | None = None) -> Publication | None:
+        """The publication for a JointState: `positions[i]` is the value of `names[i]`.
+
+        `topic` is where it came from (sources are told apart by it and by their names);
+        `velocities` and `efforts` matter only to the resolved state.
+        """
         values = np.ascontiguousarray(positions, dtype=float)
-        return self.joint_state_at(names, values, 0, len(values), values.dtype, stamp)
+        return self.joint_state_at(names, values, 0, len(values), values.dtype, stamp, topic,
+                                   (velocities, efforts))
 
     def joint_state_at(self, names: Sequence[str], buffer: bytes | np.ndarray, offset: int,
-                       count: int, double: np.dtype, stamp: tuple[int, int]
-                       ) -> Publication | None:
+                       count: int, double: np.dtype, stamp: tuple[int, int], topic: str = '',
+                       dynamics: tuple | None = None) -> Publication | None:
         """`joint_state` for positions that are `count` doubles at `offset` in `buffer`.
+
+        `buffer` is then the serialized JointState, whose velocities and efforts are read from
+        it when the resolved state needs them, unless `dynamics` gives them.
 
         Whether anything is due is decided before any kinematics. With the default
         publish_frequency and a faster source most states are not: such a state is held, and
@@ -147,13 +169,13 @@ class JointStream:
         report.joint_states_arrived = True
         # A source sends the same names message after message, and the reader hands over the
         # same tuple for them: the plan of the last state is the one, without a call.
-        plan = self._last_plan
-        if names is not plan.names:
-            plan = self._last_plan = self.model.plan(
+        plan = self._last_plan_of.get(topic)
+        if plan is None or names is not plan.names:
+            plan = self._last_plan_of[topic] = self.model.plan(
                 names if len(names) <= count else names[:count])
-        source = report.source_of_plan.get(plan)
+        source = report.source_of_plan.get((topic, plan))
         if source is None:
-            source = report.new_source(plan)
+            source = report.new_source(plan, topic)
         source.count += 1
         source.last = now
         sec, nanosec = stamp
@@ -164,12 +186,13 @@ class JointStream:
         # any call that can be left out.
         if (stamp_ns >= self._held_latest_ns and stamp_ns
                 and stamp_ns < self._latest_published_ns + self._interval_ns
+                and stamp_ns < self._resolved_due_ns
                 and len(names) == count and plan.names_usable):
             known = self._earliest_due_of.get(plan)
             if known is not None and known[0] == self._published_version \
                     and stamp_ns < known[1]:
                 held = self._held
-                held.append((plan, names, buffer, offset, double, stamp, stamp_ns))
+                held.append((plan, names, buffer, offset, double, stamp, stamp_ns, dynamics))
                 self._held_latest_ns = stamp_ns
                 dropped = report.dropped
                 dropped[RATE_LIMIT] = dropped.get(RATE_LIMIT, 0) + 1
@@ -184,8 +207,12 @@ class JointStream:
             self._report_update(names, positions, update)
         if not len(update.values):
             return None
-        plan = update.plan
-        return self._due(plan, plan.joint_index, update.transforms, stamp)
+        index = update.plan.joint_index
+        stamp = self._stamped(stamp, index)
+        publication = self._due(update.plan, index, update.transforms, stamp)
+        if self.resolved is not None:
+            self._resolve(update, plan, buffer, offset, count, double, dynamics, stamp)
+        return publication
 
     def check_held(self) -> None:
         """Check the values of the states held back, and remember and report what they carry.
@@ -200,7 +227,7 @@ class JointStream:
         # to what the plan admits (NaN becomes a bound), they keep their bytes only if every
         # one was admitted: two numpy calls, which is what counts in a process woken for this.
         chunks: dict[tuple[UpdatePlan, np.dtype], list[bytes]] = {}
-        for plan, names, buffer, offset, double, _, _ in held:
+        for plan, names, buffer, offset, double, _, _, _ in held:
             size = 8 * len(names)
             chunks.setdefault((plan, double), []).append(buffer[offset:offset + size])
         admitted = {}
@@ -217,16 +244,22 @@ class JointStream:
                 self._last_seen_ns[plan.joint_index] = stamp_ns
             self._latest_seen_ns = max(self._latest_seen_ns, held[-1][6])
             self._held_latest_ns = self._latest_seen_ns
+            if self.resolved is not None:
+                self._resolve_held(held, admitted)
             return
         # Which were not: row by row, in order, as on arrival.
         rows = {}
         for (plan, double), (values, _) in admitted.items():
             within = (plan.admitted_lower <= values) & (values <= plan.admitted_upper)
             rows[plan, double] = iter(within.all(axis=1).tolist())
-        for plan, names, buffer, offset, double, stamp, stamp_ns in held:
+        for plan, names, buffer, offset, double, stamp, stamp_ns, dynamics in held:
             if next(rows[plan, double]):
                 self._latest_seen_ns = max(self._latest_seen_ns, stamp_ns)
                 self._last_seen_ns[plan.joint_index] = stamp_ns
+                if self.resolved is not None:
+                    positions = np.ndarray((len(names),), double, buffer, offset)
+                    self._resolve_values(plan, plan, plan.unclamped(positions), buffer,
+                                         offset, len(names), double, dynamics, stamp)
                 continue
             # Counted as rate limited on arrival; what follows counts it as it finds it.
             self.report.dropped[RATE_LIMIT] -= 1
@@ -235,6 +268,9 @@ class JointStream:
             self._report_update(names, positions, update)
             if len(update.values):  # not due either: its joints are some of the plan's
                 self._schedule(update.plan, update.plan.joint_index, stamp)
+                if self.resolved is not None:
+                    self._resolve_values(update.plan, plan, update.values, buffer, offset,
+                                         len(names), double, dynamics, stamp)
         self._held_latest_ns = self._latest_seen_ns
 
     def multi_dof_joint_state(self, names: Sequence[str], poses: np.ndarray,
@@ -276,7 +312,7 @@ class JointStream:
             index, rows = index[usable], rows[usable]
         if not len(index):
             return None
-        return self._due(index.tobytes(), index, rows, stamp)
+        return self._due(index.tobytes(), index, rows, self._stamped(stamp, index))
 
     def default_positions(self, stamp: tuple[int, int]) -> Publication | None:
         """Every movable joint at its default position; None once a joint state arrived."""
@@ -307,8 +343,6 @@ class JointStream:
         stands for `index` (as Publication.key does).
         """
         sec, nanosec = stamp
-        if sec == 0 and nanosec == 0:
-            sec, nanosec = self._receipt_stamp(index)
         stamp_ns = sec * 1_000_000_000 + nanosec
         if stamp_ns >= self._latest_seen_ns:
             self._latest_seen_ns = stamp_ns
@@ -319,6 +353,9 @@ class JointStream:
                 self.report.event(TIME_BACKWARDS, [self.joints[i] for i in index[back]])
                 self._last_published_ns[index[back]] = NEVER_NS
                 self._published_version += 1
+                if self.resolved is not None:
+                    self.resolved.restart_time(stamp, stamp_ns)
+                    self._resolved_due_ns = NEVER_NS
         self._last_seen_ns[index] = stamp_ns
         due = None
         if self._interval_ns:
@@ -361,11 +398,60 @@ class JointStream:
         for key, (_, _, known_index) in list(self._earliest_due_of.items()):
             self._earliest_due(key, known_index)
 
-    def _receipt_stamp(self, index: np.ndarray) -> tuple[int, int]:
+    def _stamped(self, stamp: tuple[int, int], index: np.ndarray) -> tuple[int, int]:
+        """`stamp`, or for a zero stamp the time of receipt (reported, naming the joints)."""
+        if stamp[0] or stamp[1]:
+            return stamp
         # An unstamped state would be published at time 0, which tf2 reads as "latest", and
         # rate limiting would then drop every later one: stamp it on receipt instead.
         self.report.event(ZERO_STAMP, [self.joints[i] for i in index[:NAMES_KEPT]])
         return self._clock()
+
+    # The resolved state -------------------------------------------------------------------
+
+    def resolved_defaults(self, stamp: tuple[int, int]) -> ResolvedFields | None:
+        """The resolved state at its defaults, stamped `stamp`.
+
+        None once a joint state arrived, and without a resolved state.
+        """
+        if self.resolved is None or self.report.joint_states_arrived:
+            return None
+        return self.resolved.fields(stamp)
+
+    def _resolve(self, update: JointUpdate, plan: UpdatePlan, buffer: bytes | np.ndarray,
+                 offset: int, count: int, double: np.dtype, dynamics: tuple | None,
+                 stamp: tuple[int, int]) -> None:
+        """Keep a state computed on arrival, and hand the resolved state over if it is due."""
+        stamp_ns = self._resolve_values(update.plan, plan, update.values, buffer, offset,
+                                        count, double, dynamics, stamp)
+        if stamp_ns >= self._resolved_due_ns:
+            self._resolved_due_ns = stamp_ns + self._interval_ns
+            self._on_resolved(self.resolved.fields())
+
+    def _resolve_held(self, held: list, admitted: dict) -> None:
+        """Keep the last held state of each plan, all of them admitted, oldest first."""
+        last = {}
+        for row in held:
+            last[row[0], row[4]] = row
+        for (plan, double), row in sorted(last.items(), key=lambda item: item[1][6]):
+            _, names, buffer, offset, _, stamp, _, dynamics = row
+            values = admitted[plan, double][0][-1]
+            self._resolve_values(plan, plan, plan.unclamped(values), buffer, offset, len(names),
+                                 double, dynamics, stamp)
+
+    def _resolve_values(self, used: UpdatePlan, plan: UpdatePlan, values: np.ndarray,
+                        buffer: bytes | np.ndarray, offset: int, count: int,
+                        double: np.dtype, dynamics: tuple | None, stamp: tuple[int, int]
+                        ) -> int:
+        """Store `values` of the outputs of `used` (`plan`, or less after a NaN); its ns."""
+        velocities, efforts = (velocity_and_effort(buffer, offset, count, double)
+                               if dynamics is None else dynamics)
+        if used is not plan:
+            velocities = renamed_columns(velocities, plan.names, used.names)
+            efforts = renamed_columns(efforts, plan.names, used.names)
+        stamp_ns = stamp[0] * 1_000_000_000 + stamp[1]
+        self.resolved.store(used, values, velocities, efforts, stamp, stamp_ns)
+        return stamp_ns
 
     # Reports ------------------------------------------------------------------------------
 
