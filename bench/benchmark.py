@@ -16,7 +16,9 @@ Sections:
      receipt, with ratios to the relays of the same robot and rate;
   3. end to end over DDS in the default configuration (publish_frequency 20 Hz, the
      node started with its description only), against a relay that decimates alike: CPU per
-     JointState received and per /tf published, and per thread;
+     JointState received and per /tf published, and per thread; then the same with two
+     sources (each half of the joints on its own topic, source_list) and the resolved
+     joint_states published (publish_joint_states), against the same floor reading both;
   4. start-up: process start to the first complete /tf_static, largest robot;
   5. memory: the running node's RSS beside a bare rclpy node's, what each step from a bare
      interpreter to the running node adds, and the node's RSS after 10 000 (and with --long
@@ -78,6 +80,8 @@ class Configuration:
     label: str
     node_args: tuple[str, ...]
     processes: dict[str, str | None]
+    # The JointState topics, each sent its share of the joints at the rate, all with one stamp.
+    topics: tuple[str, ...] = ('joint_states',)
 
 
 # Every JointState published: the node ignores stamps, each relay publishes every message.
@@ -85,6 +89,12 @@ EVERY_MESSAGE = Configuration('every message', ('-p', 'ignore_timestamp:=true'),
 # The node's defaults (publish_frequency 20 Hz), against a relay that decimates alike.
 DEFAULT_CONFIG = Configuration('default', (), {NODE: None,
                                                DECIMATING_FLOOR: 'floor-decimating'})
+# Two drivers merged into the resolved joint_states, against the same floor reading both.
+TWO_SOURCES = Configuration(
+    'two sources, joint_states out',
+    ('-p', 'source_list:=[arm/joint_states, gripper/joint_states]',
+     '-p', 'publish_joint_states:=true'),
+    DEFAULT_CONFIG.processes, ('arm/joint_states', 'gripper/joint_states'))
 STAMP = struct.Struct('<iI')  # builtin_interfaces/Time as CDR stores it
 CPP_FACT = ('C++ robot_state_publisher 3.3.3, built from source on this machine against the '
             'Kilted wheels, cost 0.25–0.35× the SingleThreadedExecutor relay per JointState '
@@ -132,6 +142,22 @@ def joint_states(model: RobotModel, count: int, seed: int = 1) -> list[JointStat
         state.name = names
         state.position = [rng.uniform(*b) for b in bounds]
         states.append(state)
+    return states
+
+
+def source_states(model: RobotModel, topics: tuple[str, ...], count: int, seed: int
+                  ) -> list[tuple[bytes, ...]]:
+    """`count` serialized JointStates per topic, each with its share of the joints.
+
+    Each topic takes a contiguous share of the joints of `joint_states`, as an arm driver and a
+    gripper driver do.
+    """
+    states = []
+    for state in joint_states(model, count, seed):
+        names, positions = list(state.name), list(state.position)
+        cuts = [round(k * len(names) / len(topics)) for k in range(len(topics) + 1)]
+        states.append(tuple(serialize_message(JointState(
+            name=names[a:b], position=positions[a:b])) for a, b in zip(cuts, cuts[1:])))
     return states
 
 
@@ -248,27 +274,30 @@ class Driver:
         self.wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, self.node.context.handle)
         self.topics = {}
 
-    def connect(self, name: str, prefix: str) -> None:
-        """Publisher and /tf subscription for process `name`, on topics under `prefix`."""
-        publisher = self.node.create_publisher(JointState, prefix + 'joint_states',
-                                               qos_profile_sensor_data)
+    def connect(self, name: str, prefix: str, topics: tuple[str, ...] = ('joint_states',)
+                ) -> None:
+        """Publishers and /tf subscription for process `name`, on topics under `prefix`."""
+        publishers = [self.node.create_publisher(JointState, prefix + topic,
+                                                 qos_profile_sensor_data) for topic in topics]
         subscription = self.node.create_subscription(TFMessage, prefix + 'tf', lambda _: None,
                                                      TF_QOS, raw=True)
-        self.topics[name] = (publisher, subscription)
+        self.topics[name] = (publishers, subscription)
 
     def disconnect(self) -> None:
-        for publisher, subscription in self.topics.values():
-            self.node.destroy_publisher(publisher)
+        for publishers, subscription in self.topics.values():
+            for publisher in publishers:
+                self.node.destroy_publisher(publisher)
             self.node.destroy_subscription(subscription)
         self.topics.clear()
 
-    def drive(self, name: str, states: list[bytes], rate: float, seconds: float,
+    def drive(self, name: str, states: list[tuple[bytes, ...]], rate: float, seconds: float,
               drain: float = 0.25, into: Measured | None = None) -> int:
         """Send JointStates to `name` for `seconds`; count in `into` the /tf sent stamps bring.
 
-        Returns how many /tf messages with one of this call's stamps arrived.
+        Each of `states` has a JointState per topic of `connect`, sent together, with one
+        stamp. Returns how many /tf messages with one of this call's stamps arrived.
         """
-        publisher, subscription = self.topics[name]
+        publishers, subscription = self.topics[name]
         handle, wait_set = subscription.handle, self.wait_set
         period = round(1e9 / rate)
         sent: set[int] = set()
@@ -280,7 +309,8 @@ class Driver:
         while now < stop:
             if now >= next_send and next_send < end:
                 stamp = time.time_ns()
-                publisher.publish(stamped(states[len(sent) % len(states)], stamp))
+                for publisher, data in zip(publishers, states[len(sent) % len(states)]):
+                    publisher.publish(stamped(data, stamp))
                 sent.add(stamp)
                 next_send += period
             else:
@@ -301,7 +331,7 @@ class Driver:
                                 into.samples.append(data)
             now = clock()
         if into is not None:
-            into.sent += len(sent)
+            into.sent += len(sent) * len(publishers)
             into.matched += matched
         return matched
 
@@ -336,8 +366,9 @@ def start_processes(robot: BenchRobot, transforms: int, log_dir: Path,
         else:
             prefix = topic_prefix(mode)
             command = [sys.executable, str(HERE / 'relay.py'), '--transforms', str(transforms),
-                       '--mode', mode, '--ros-args', '-r', f'__node:=relay_{mode}'.replace(
-                           '-', '_'), '-r', f'joint_states:={prefix}joint_states',
+                       '--mode', mode, '--topics', *config.topics, '--ros-args',
+                       '-r', f'__node:=relay_{mode}'.replace('-', '_'),
+                       *(a for t in config.topics for a in ('-r', f'{t}:={prefix}{t}')),
                        '-r', f'/tf:={prefix}tf']
         log = open(log_dir / f'{name.replace(" ", "_")}.log', 'w')
         processes[name] = (subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT),
@@ -345,8 +376,8 @@ def start_processes(robot: BenchRobot, transforms: int, log_dir: Path,
     return processes
 
 
-def wait_answering(driver: Driver, name: str, states: list[bytes], process: subprocess.Popen,
-                   log) -> None:
+def wait_answering(driver: Driver, name: str, states: list[tuple[bytes, ...]],
+                   process: subprocess.Popen, log) -> None:
     """Drive process `name` until it answers a JointState with /tf: discovery and start-up."""
     deadline = time.monotonic() + 30
     while not driver.drive(name, states, 100, 0.2, drain=0.1):
@@ -389,12 +420,12 @@ def end_to_end(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path,
                config: Configuration = EVERY_MESSAGE) -> list[dict]:
     model = RobotModel.from_file(robot.path)
     transforms = len(model.movable_joints)
-    states = [serialize_message(s) for s in joint_states(model, 200, seed=2)]
+    states = source_states(model, config.topics, 200, seed=2)
     processes = start_processes(robot, transforms, log_dir, config)
     results = {}
     try:
         for name, mode in config.processes.items():
-            driver.connect(name, topic_prefix(mode))
+            driver.connect(name, topic_prefix(mode), config.topics)
         for name, (process, log) in processes.items():
             wait_answering(driver, name, states, process, log)
         for rate in scale.rates:
@@ -670,7 +701,7 @@ def running_rss(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path
     Both started the same way, side by side; the bare one is bench/relay.py --mode bare.
     """
     model = RobotModel.from_file(robot.path)
-    states = [serialize_message(s) for s in joint_states(model, 200, seed=4)]
+    states = source_states(model, ('joint_states',), 200, seed=4)
     config = Configuration('memory', (), {NODE: None, 'bare': 'bare'})
     processes = start_processes(robot, len(model.movable_joints), log_dir, config)
     try:
@@ -769,6 +800,17 @@ def main() -> int:
             default_rows += robot_rows
         report['default_config'] = default_rows
         report['default_targets'] = default_targets(default_rows)
+        print(f'   {TWO_SOURCES.label}: each half of the joints on its own topic '
+              '(arm/joint_states, gripper/joint_states) at the rate, with one stamp; node: '
+              f'{" ".join(TWO_SOURCES.node_args)}; floor: the same relay reading both topics')
+        print(DEFAULT_HEADER, flush=True)
+        merging_rows = []
+        for robot in robots:
+            robot_rows = end_to_end(robot, scale, driver, workdir, TWO_SOURCES)
+            add_floor_ratios(robot_rows)
+            print_default_rows(robot_rows)
+            merging_rows += robot_rows
+        report['two_sources'] = merging_rows
 
         largest = robots[-1]
         seconds, ready = startup(largest, scale, driver)

@@ -16,6 +16,10 @@ node pays to receive and publish, before doing any kinematics.
                   passed since its last publication: the floor of the default configuration
                   (publish_frequency 20 Hz), where most JointStates are received and not published
 
+--topics names the JointState topics to take (default joint_states): the floors of a node that
+merges several sources read them all; floor-decimating then decimates each on its own, as the
+node rate-limits each source's joints.
+
 Stops on SIGINT or SIGTERM with status 0.
 """
 
@@ -76,6 +80,8 @@ def main() -> None:
     parser.add_argument('--mode', choices=MODES, default='single')
     parser.add_argument('--interval-ns', type=int, default=50_000_000,
                         help='floor-decimating: stamps between publications (default 20 Hz)')
+    parser.add_argument('--topics', nargs='+', default=['joint_states'],
+                        help='the JointState topics to subscribe to (default joint_states)')
     args, ros_args = parser.parse_known_args()
     # A flag polled by the loops, as the node's own process does: rclpy's handlers would shut
     # the context down under a running wait.
@@ -91,14 +97,16 @@ def main() -> None:
     raw = args.mode.startswith('floor')
     if args.mode == 'floor-decimating':
         pieces = tf_pieces(args.transforms)
-        interval, last = args.interval_ns, [-(2**62)]
+        interval = args.interval_ns
 
-        def relay(data: bytes) -> None:
-            sec, nanosec = STAMP.unpack_from(data, 4)
-            stamp = sec * 1_000_000_000 + nanosec
-            if stamp >= last[0] + interval:
-                last[0] = stamp
-                publisher.publish(data[JOINT_STATE_STAMP].join(pieces))
+        def decimating(last: list[int]):
+            def relay(data: bytes) -> None:
+                sec, nanosec = STAMP.unpack_from(data, 4)
+                stamp = sec * 1_000_000_000 + nanosec
+                if stamp >= last[0] + interval:
+                    last[0] = stamp
+                    publisher.publish(data[JOINT_STATE_STAMP].join(pieces))
+            return relay
     elif raw:
         pieces = tf_pieces(args.transforms)
 
@@ -114,9 +122,11 @@ def main() -> None:
             first.stamp = state.header.stamp
             publisher.publish(message)
 
-    subscription = node.create_subscription(JointState, 'joint_states', relay,
-                                            qos_profile_sensor_data, raw=raw)
+    subscriptions = [node.create_subscription(
+        JointState, topic, decimating([-(2**62)]) if args.mode == 'floor-decimating' else relay,
+        qos_profile_sensor_data, raw=raw) for topic in args.topics]
     if args.mode == 'floor-waitset':
+        [subscription] = subscriptions
         try:
             wait_set = _rclpy.WaitSet(1, 0, 0, 0, 0, 0, node.context.handle)
             handle = subscription.handle
