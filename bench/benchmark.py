@@ -644,8 +644,8 @@ import numpy
 step('numpy')
 import diagnostic_msgs.msg, rcl_interfaces.msg, sensor_msgs.msg, std_msgs.msg, tf2_msgs.msg
 step('message types (sensor_msgs, tf2_msgs, diagnostic_msgs, ...)')
-import lxml.etree
-step('lxml')
+import xml.etree.ElementTree
+step('xml.etree.ElementTree (the stdlib XML parser: expat, C tree builder)')
 import urdf_state_publisher.description
 step('urdf_state_publisher.description (parsing, validation)')
 import urdf_state_publisher.node
