@@ -4,6 +4,7 @@
   python bench/benchmark.py --smoke          # under a minute: that the script works (tests)
   python bench/benchmark.py --long           # adds node memory after 1 000 000 messages
   python bench/benchmark.py --json FILE      # also writes every figure to FILE
+  python bench/benchmark.py --only memory    # section 5 alone (about a minute)
 
 Sections:
   1. in-process cost per JointState: the node's joint_states callback, called with what its
@@ -674,8 +675,8 @@ import numpy
 step('numpy')
 import diagnostic_msgs.msg, rcl_interfaces.msg, sensor_msgs.msg, std_msgs.msg, tf2_msgs.msg
 step('message types (sensor_msgs, tf2_msgs, diagnostic_msgs, ...)')
-import lxml.etree
-step('lxml')
+import xml.etree.ElementTree
+step('xml.etree.ElementTree (the stdlib XML parser: expat, C tree builder)')
 import urdf_state_publisher.description
 step('urdf_state_publisher.description (parsing, validation)')
 import urdf_state_publisher.node
@@ -715,12 +716,98 @@ def running_rss(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path
         check_exits(stop_processes(processes), processes)
 
 
+def in_process_section(robots: list[BenchRobot], scale: Scale, report: dict) -> None:
+    """Section 1: the node's joint_states callback in this process, beside the floor's."""
+    print('\n1. In-process cost per JointState: callback entry to return of publish() on /tf '
+          f'({scale.in_process_messages} messages; no /tf subscriber)')
+    print("   floor = the floor relay's callback: stamp patched into a pre-serialized TFMessage "
+          'of as many transforms, publish(bytes)')
+    print(f'{"robot":<34} {"joints":>6} {"input":>7} {"ours µs p50":>11} {"p99":>7} '
+          f'{"floor µs p50":>12} {"p99":>7}  target p50 ≤ 60 µs')
+    report['in_process'] = []
+    for robot in robots:
+        r = in_process(robot, scale)
+        report['in_process'].append(r)
+        print(f'{r["robot"]:<34} {r["joints"]:>6} {"bytes" if r["raw"] else "message":>7} '
+              f'{r["p50_us"]:>11.1f} {r["p99_us"]:>7.1f} {r["floor_p50_us"]:>12.1f} '
+              f'{r["floor_p99_us"]:>7.1f}  {verdict(r["p50_us"] <= 60)}')
+
+
+def dds_sections(robots: list[BenchRobot], scale: Scale, driver: Driver, workdir: Path,
+                 report: dict) -> None:
+    """Sections 2 to 4: over DDS, every message and the default configuration; start-up."""
+    print('\n2. End to end over DDS, every message published (ignore_timestamp), each '
+          f'process on its own, {scale.seconds:g} s per (robot, rate, process) in '
+          f'{scale.rounds} alternating round(s)')
+    print("   tf/js = /tf messages received carrying a sent JointState's stamp ÷ "
+          "JointStates sent; CPU µs/js = the process's user+system CPU ÷ JointStates sent;")
+    print('   ×single = CPU ratio to the SingleThreadedExecutor relay; Δ vs EE and Δp99 EE = '
+          'difference to the EventsExecutor relay; latency = JointState publish → /tf '
+          'receipt')
+    print(f'   node: python -m {NODE} -p description_file:=… -p ignore_timestamp:=true '
+          '(default QoS: SensorDataQoS, depth 5); relays: bench/relay.py --mode …')
+    print(TABLE_HEADER, flush=True)
+    rows = []
+    for robot in robots:
+        robot_rows = end_to_end(robot, scale, driver, workdir)
+        add_comparisons(robot_rows)
+        print_rows(robot_rows)
+        rows += robot_rows
+    report['end_to_end'] = rows
+    clock_total = sum(r['cpu_us_per_js'] * r['sent'] for r in rows) / 1e6
+    psutil_total = sum(r['cpu_us_per_js_psutil'] * r['sent'] for r in rows) / 1e6
+    print(f"  CPU over all windows: {clock_total:.2f} s from the kernel's per-process CPU "
+          f'clocks, {psutil_total:.2f} s from psutil cpu_times (10 ms ticks)')
+    report['targets'] = print_targets(rows, scale)
+
+    print(f'\n3. End to end over DDS, default configuration (publish_frequency 20 Hz): '
+          f'{scale.seconds:g} s per (robot, rate, process) in {scale.rounds} alternating '
+          'round(s)')
+    print(f'   node: python -m {NODE} -p description_file:=…, nothing else; floor: '
+          'bench/relay.py --mode floor-decimating (EventsExecutor, raw JointState, a '
+          'prebuilt TFMessage once 50 ms of stamps have passed)')
+    print("   CPU µs/js = CPU ÷ JointStates received; ×floor = that ÷ the floor's; "
+          "CPU µs/tf = CPU ÷ /tf messages published; by thread: each thread's CPU ÷ "
+          'JointStates')
+    print(DEFAULT_HEADER, flush=True)
+    default_rows = []
+    for robot in robots:
+        robot_rows = end_to_end(robot, scale, driver, workdir, DEFAULT_CONFIG)
+        add_floor_ratios(robot_rows)
+        print_default_rows(robot_rows)
+        default_rows += robot_rows
+    report['default_config'] = default_rows
+    report['default_targets'] = default_targets(default_rows)
+    print(f'   {TWO_SOURCES.label}: each half of the joints on its own topic '
+          '(arm/joint_states, gripper/joint_states) at the rate, with one stamp; node: '
+          f'{" ".join(TWO_SOURCES.node_args)}; floor: the same relay reading both topics')
+    print(DEFAULT_HEADER, flush=True)
+    merging_rows = []
+    for robot in robots:
+        robot_rows = end_to_end(robot, scale, driver, workdir, TWO_SOURCES)
+        add_floor_ratios(robot_rows)
+        print_default_rows(robot_rows)
+        merging_rows += robot_rows
+    report['two_sources'] = merging_rows
+
+    largest = robots[-1]
+    seconds, ready = startup(largest, scale, driver)
+    report['startup_s'], report['startup_summary_logged_s'] = seconds, ready
+    print(f'\n4. Start-up, process start to the first complete /tf_static, {largest.label}: '
+          f'{seconds:.2f} s (median of {scale.startup_runs}; target ≤ 0.51 s: '
+          f'{verdict(seconds <= 0.51)})')
+    print(f'   of which the node itself: {ready:.2f} s to its model summary on stderr, '
+          'logged just before it publishes /tf_static; the rest is DDS discovery')
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--smoke', action='store_true', help='under a minute, CI-sized')
     parser.add_argument('--long', action='store_true', help='memory after 1 000 000 messages')
     parser.add_argument('--json', type=Path, help='also write every figure to this file')
+    parser.add_argument('--only', choices=['memory'],
+                        help='run only this section (memory: section 5)')
     args = parser.parse_args()
     scale = SMOKE if args.smoke else FULL
     if args.long:
@@ -742,85 +829,15 @@ def main() -> int:
     print(f'machine: {machine}')
     print(f'reference: {CPP_FACT}')
 
-    print('\n1. In-process cost per JointState: callback entry to return of publish() on /tf '
-          f'({scale.in_process_messages} messages; no /tf subscriber)')
-    print("   floor = the floor relay's callback: stamp patched into a pre-serialized TFMessage "
-          'of as many transforms, publish(bytes)')
-    print(f'{"robot":<34} {"joints":>6} {"input":>7} {"ours µs p50":>11} {"p99":>7} '
-          f'{"floor µs p50":>12} {"p99":>7}  target p50 ≤ 60 µs')
-    report['in_process'] = []
-    for robot in robots:
-        r = in_process(robot, scale)
-        report['in_process'].append(r)
-        print(f'{r["robot"]:<34} {r["joints"]:>6} {"bytes" if r["raw"] else "message":>7} '
-              f'{r["p50_us"]:>11.1f} {r["p99_us"]:>7.1f} {r["floor_p50_us"]:>12.1f} '
-              f'{r["floor_p99_us"]:>7.1f}  {verdict(r["p50_us"] <= 60)}')
+    if args.only is None:
+        in_process_section(robots, scale, report)
 
     driver = Driver()
     try:
-        print('\n2. End to end over DDS, every message published (ignore_timestamp), each '
-              f'process on its own, {scale.seconds:g} s per (robot, rate, process) in '
-              f'{scale.rounds} alternating round(s)')
-        print("   tf/js = /tf messages received carrying a sent JointState's stamp ÷ "
-              "JointStates sent; CPU µs/js = the process's user+system CPU ÷ JointStates sent;")
-        print('   ×single = CPU ratio to the SingleThreadedExecutor relay; Δ vs EE and Δp99 EE = '
-              'difference to the EventsExecutor relay; latency = JointState publish → /tf '
-              'receipt')
-        print(f'   node: python -m {NODE} -p description_file:=… -p ignore_timestamp:=true '
-              '(default QoS: SensorDataQoS, depth 5); relays: bench/relay.py --mode …')
-        print(TABLE_HEADER, flush=True)
-        rows = []
-        for robot in robots:
-            robot_rows = end_to_end(robot, scale, driver, workdir)
-            add_comparisons(robot_rows)
-            print_rows(robot_rows)
-            rows += robot_rows
-        report['end_to_end'] = rows
-        clock_total = sum(r['cpu_us_per_js'] * r['sent'] for r in rows) / 1e6
-        psutil_total = sum(r['cpu_us_per_js_psutil'] * r['sent'] for r in rows) / 1e6
-        print(f"  CPU over all windows: {clock_total:.2f} s from the kernel's per-process CPU "
-              f'clocks, {psutil_total:.2f} s from psutil cpu_times (10 ms ticks)')
-        report['targets'] = print_targets(rows, scale)
-
-        print(f'\n3. End to end over DDS, default configuration (publish_frequency 20 Hz): '
-              f'{scale.seconds:g} s per (robot, rate, process) in {scale.rounds} alternating '
-              'round(s)')
-        print(f'   node: python -m {NODE} -p description_file:=…, nothing else; floor: '
-              'bench/relay.py --mode floor-decimating (EventsExecutor, raw JointState, a '
-              'prebuilt TFMessage once 50 ms of stamps have passed)')
-        print("   CPU µs/js = CPU ÷ JointStates received; ×floor = that ÷ the floor's; "
-              "CPU µs/tf = CPU ÷ /tf messages published; by thread: each thread's CPU ÷ "
-              'JointStates')
-        print(DEFAULT_HEADER, flush=True)
-        default_rows = []
-        for robot in robots:
-            robot_rows = end_to_end(robot, scale, driver, workdir, DEFAULT_CONFIG)
-            add_floor_ratios(robot_rows)
-            print_default_rows(robot_rows)
-            default_rows += robot_rows
-        report['default_config'] = default_rows
-        report['default_targets'] = default_targets(default_rows)
-        print(f'   {TWO_SOURCES.label}: each half of the joints on its own topic '
-              '(arm/joint_states, gripper/joint_states) at the rate, with one stamp; node: '
-              f'{" ".join(TWO_SOURCES.node_args)}; floor: the same relay reading both topics')
-        print(DEFAULT_HEADER, flush=True)
-        merging_rows = []
-        for robot in robots:
-            robot_rows = end_to_end(robot, scale, driver, workdir, TWO_SOURCES)
-            add_floor_ratios(robot_rows)
-            print_default_rows(robot_rows)
-            merging_rows += robot_rows
-        report['two_sources'] = merging_rows
+        if args.only is None:
+            dds_sections(robots, scale, driver, workdir, report)
 
         largest = robots[-1]
-        seconds, ready = startup(largest, scale, driver)
-        report['startup_s'], report['startup_summary_logged_s'] = seconds, ready
-        print(f'\n4. Start-up, process start to the first complete /tf_static, {largest.label}: '
-              f'{seconds:.2f} s (median of {scale.startup_runs}; target ≤ 0.51 s: '
-              f'{verdict(seconds <= 0.51)})')
-        print(f'   of which the node itself: {ready:.2f} s to its model summary on stderr, '
-              'logged just before it publishes /tf_static; the rest is DDS discovery')
-
         print(f'\n5. Memory, {largest.label}')
         node_rss, bare_rss = running_rss(largest, scale, driver, workdir)
         report['rss'] = {'node_mib': node_rss, 'bare_mib': bare_rss}

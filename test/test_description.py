@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 import sys
 import threading
+from xml.parsers import expat
 
 from hypothesis import given, HealthCheck, settings
 from hypothesis import strategies as st
@@ -25,6 +26,7 @@ from urdf_state_publisher.description import (
     read_description_file,
     SoftLimits,
 )
+from urdf_state_publisher.description.xml_safety import MAX_DEPTH, parse_xml
 from urdf_state_publisher.errors import DescriptionError as ErrorsDescriptionError
 
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
@@ -280,6 +282,27 @@ def test_etc_passwd_entity_is_refused() -> None:
 
 def test_bare_doctype_is_refused() -> None:
     assert 'DOCTYPE' in error_of('<!DOCTYPE robot><robot name="r"><link name="a"/></robot>')
+
+
+def test_nesting_deeper_than_the_limit_is_refused() -> None:
+    def nested(depth: int) -> str:  # <robot> is level 1, the outermost <gazebo> level 2
+        return robot(links('a'), '<gazebo>' * (depth - 1) + '</gazebo>' * (depth - 1))
+
+    assert parse_description(nested(MAX_DEPTH)).links == ('a',)
+    message = error_of(nested(MAX_DEPTH + 1))
+    assert f'nests elements more than {MAX_DEPTH} levels deep' in message
+    assert 'levels deep' in error_of(nested(1_000_000))
+
+
+def test_bytes_in_an_unknown_encoding_are_refused_naming_it() -> None:
+    message = error_of(b'<?xml version="1.0" encoding="x-nothing"?><robot name="r"/>')
+    assert "its encoding 'x-nothing' is unknown" in message
+    ebcdic = '<?xml version="1.0" encoding="cp037"?>' + robot(links('a'))
+    assert 'EBCDIC' in error_of(ebcdic.encode('cp037'))
+    # UTF-32 and UTF-16 without a byte order mark are known by their first characters.
+    for encoding in ('utf-32-le', 'utf-32-be', 'utf-16-le', 'utf-16-be'):
+        text = f'<?xml version="1.0" encoding="{encoding}"?>' + robot(links('ä'))
+        assert parse_description(text.encode(encoding)).links == ('ä',)
 
 
 def test_undeclared_entity_reference_is_an_error() -> None:
@@ -658,6 +681,43 @@ def test_junk_in_a_joint_costs_no_python_work_per_element() -> None:
     few = python_calls(lambda: parse_description(padded_joint(20_000)))
     many = python_calls(lambda: parse_description(padded_joint(200_000)))
     assert many == few
+
+
+def test_a_line_named_after_a_million_elements_costs_no_python_work_per_element() -> None:
+    """The parser keeps no lines: the first message that names one finds the line of every
+    element from the text, in C. So does a listed extension, as in the tests above."""
+    def padded(junk: int) -> str:
+        return robot(links('a'), '<gazebo>' + '<junk/>' * junk + '</gazebo>\n<jiont/>')
+
+    parse_description(padded(10))  # first-use work (imports, caches) out of the counts
+    few = python_calls(lambda: parse_description(padded(20_000)))
+    many = python_calls(lambda: parse_description(padded(200_000)))
+    assert many == few
+    assert parse_description(padded(1_000_000)).warnings == (
+        'unknown element <jiont> (line 2) in <robot> ignored: did you mean <joint>?',)
+
+
+# Fragments in which a '<' starts no element, or a line ends where it is easy to miscount.
+LINE_PIECES = [
+    '<link name="x"/>', '<gazebo><plugin>a &lt; b > c</plugin></gazebo>',
+    '<gazebo\n  reference="x"\r\n  note="a > b"/>', "<gazebo a='\n'/>",
+    '<!-- <link name="c"/> \n -->', '<!---->', '<![CDATA[ <a> \r\n ]]>', '<?pi <b> \r ?>',
+    '\n', '\r\n', '\r', '\r\r\n\n', ' ', 'text', '&#10;', '&#x3c;',
+]
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.lists(st.sampled_from(LINE_PIECES), max_size=30), st.sampled_from(['', '\r\n', '\n']))
+def test_each_element_has_the_line_expat_counts(pieces: list[str], after: str) -> None:
+    """The line of each element, found from the text, is the one expat is at when the
+    element starts (its CurrentLineNumber), for every element."""
+    text = f'<?xml version="1.0"?>{after}<robot name="r">' + ''.join(pieces) + '</robot>'
+    root, source = parse_xml(text)
+    expected: list[int] = []
+    parser = expat.ParserCreate()
+    parser.StartElementHandler = lambda *_: expected.append(parser.CurrentLineNumber)
+    parser.Parse(text, True)
+    assert [source.line(element) for element in root.iter()] == expected
 
 
 def test_many_warnings_are_capped() -> None:

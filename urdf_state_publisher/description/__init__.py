@@ -1,6 +1,6 @@
 """Load robot-description text (URDF 1.0 or 1.1, or xacro expanded to URDF) into a Description.
 
-Every element is read once, with the hardened lxml parser of `xml_safety`: origins by
+Every element is read once, parsed by the hardened stdlib parser of `xml_safety`: origins by
 `origins`, joints by `joints`, sensors by `sensors`, <model_state> by `model_state`; checks
 that span elements (mimics, the tree) live in `validation`; unknown names, near misses of known
 ones or extensions for other tools, are sorted by `unknown_names`.

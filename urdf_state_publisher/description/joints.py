@@ -18,6 +18,7 @@ from urdf_state_publisher.description.unknown_names import (
     ExtensionTally,
 )
 from urdf_state_publisher.description.values import finite_attribute, numbers
+from urdf_state_publisher.description.xml_safety import children, count_children
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import Vector3
 
@@ -79,8 +80,8 @@ def _children(element: Any, joint_type: JointType, name: str, warnings: Warnings
     near_misses = check_attributes(element, _JOINT_ATTRIBUTES, path, warnings, tally)
     first: dict[str, Any] = {}
     counts: dict[str, int] = {}
-    # lxml filters by tag in C: a joint padded with a million junk elements costs little.
-    for child in element.iterchildren(*_CHILD_TAGS):
+    # Filtered by tag in C: a joint padded with a million junk elements costs little.
+    for child in children(element, _CHILD_TAGS):
         tag = child.tag
         counts[tag] = counts.get(tag, 0) + 1
         if tag in first:
@@ -99,7 +100,7 @@ def _children(element: Any, joint_type: JointType, name: str, warnings: Warnings
         if count > 1:
             warnings.append(
                 f'joint {quoted(name)}: <{tag}> is given {count} times; the first one is used')
-    known = sum(1 for _ in element.iterchildren(*_CHILD_TAGS))
+    known = count_children(element, _CHILD_TAGS)
     without = _AXISLESS_CHILD_WITHOUT if joint_type in _AXISLESS_TYPES else _CHILD_WITHOUT
     near_misses.update(check_children(element, _CHILD_TAGS, path, warnings, tally,
                                       known_count=known, without=without))

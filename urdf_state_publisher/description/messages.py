@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from urdf_state_publisher.description.source import line
+
 # Quoted names and values are cut to this length so that an error never carries much of a
 # (possibly hostile) document.
 _MAX_QUOTED = 80
@@ -41,13 +43,13 @@ def listing(items: Sequence[str]) -> str:
 
 def line_of(element: Any) -> str:
     """' (line N)' for an element whose line is known, else ''."""
-    line = getattr(element, 'sourceline', None)
-    return f' (line {line})' if line else ''
+    number = line(element)
+    return f' (line {number})' if number else ''
 
 
 def lines_of(first: Any, second: Any) -> str:
     """' (lines N and M)' for two elements whose lines are known, else ''."""
-    lines = [getattr(e, 'sourceline', None) for e in (first, second)]
+    lines = [line(e) for e in (first, second)]
     return f' (lines {lines[0]} and {lines[1]})' if all(lines) else ''
 
 

@@ -18,7 +18,7 @@ def read_model_state(elements: list[Any], joints: dict[str, Joint], warnings: Wa
     positions: dict[str, float] = {}
     for model_state in elements:
         check_children(model_state, ('joint_state',), '<model_state>', warnings, tally)
-        for element in model_state.iterchildren('joint_state'):
+        for element in model_state.findall('joint_state'):  # a plain tag: found in C
             name = element.get('joint')
             if not name:
                 warnings.append(

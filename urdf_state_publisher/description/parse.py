@@ -17,6 +17,7 @@ from urdf_state_publisher.description.model_state import read_model_state
 from urdf_state_publisher.description.origins import read_origin
 from urdf_state_publisher.description.records import Description, Joint, URDF_1_1
 from urdf_state_publisher.description.sensors import read_sensors
+from urdf_state_publisher.description.source import reading
 from urdf_state_publisher.description.unknown_names import check_children, ExtensionTally
 from urdf_state_publisher.description.validation import (
     build_tree,
@@ -24,7 +25,12 @@ from urdf_state_publisher.description.validation import (
     soft_limit_warnings,
 )
 from urdf_state_publisher.description.version import read_version
-from urdf_state_publisher.description.xml_safety import parse_xml, strip_default_namespace
+from urdf_state_publisher.description.xml_safety import (
+    children,
+    count_children,
+    parse_xml,
+    strip_default_namespace,
+)
 from urdf_state_publisher.errors import DescriptionError
 
 __all__ = ['parse_description']
@@ -78,7 +84,7 @@ def _check_link_origins(element: Any, name: str, version: tuple[int, int],
     `checked` holds the attribute values already found valid: a description that repeats one
     visual a million times costs one check and a million set look-ups.
     """
-    for part in element.iterchildren(*_LINK_PARTS):
+    for part in children(element, _LINK_PARTS):
         origin = part.find('origin')
         if origin is None:
             continue
@@ -129,7 +135,12 @@ def _read_joints(elements: list[Any], version: tuple[int, int], warnings: Warnin
 
 
 def _parse_description(text: str | bytes) -> Description:
-    root = parse_xml(text)
+    root, source = parse_xml(text)
+    with reading(source):  # the lines and namespace prefixes that messages name
+        return _read_document(root)
+
+
+def _read_document(root: Any) -> Description:
     strip_default_namespace(root)
     if root.tag != 'robot':
         raise DescriptionError(
@@ -142,12 +153,11 @@ def _parse_description(text: str | bytes) -> Description:
 
     warnings = Warnings()
     tally = ExtensionTally()
-    # lxml filters children by tag in C: junk elements cost no Python time.
+    # Children filtered by tag in C: junk elements cost no Python time.
     by_tag: dict[str, list[Any]] = {tag: [] for tag in _READ_ROBOT_CHILDREN}
-    for child in root.iterchildren(*_READ_ROBOT_CHILDREN):
+    for child in children(root, _READ_ROBOT_CHILDREN):
         by_tag[child.tag].append(child)
-    known = sum(map(len, by_tag.values())) + sum(
-        1 for _ in root.iterchildren(*_SKIPPED_ROBOT_CHILDREN))
+    known = count_children(root, _KNOWN_ROBOT_CHILDREN)
     near_misses = check_children(root, _KNOWN_ROBOT_CHILDREN, '<robot>', warnings, tally,
                                  known_count=known)
     try:

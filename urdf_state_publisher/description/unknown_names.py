@@ -22,6 +22,8 @@ from urdf_state_publisher.description.messages import (
     Warnings,
 )
 from urdf_state_publisher.description.records import Extension, extension_label, Extensions
+from urdf_state_publisher.description.source import line, prefix
+from urdf_state_publisher.description.xml_safety import count_children
 
 __all__ = ['check_attributes', 'check_children', 'describe_extensions', 'ExtensionTally',
            'near_miss', 'NEAR_MISS_LENGTH', 'NEAR_MISS_RATIO']
@@ -39,7 +41,7 @@ NEAR_MISS_LENGTH = 2
 
 # Bounds for hostile descriptions, as for warnings: the extensions listed with where they are,
 # the distinct names counted (the rest only add to the total), the unknown names Python looks
-# at in one description (past that, lxml counts the rest in C), and the names counted in C in
+# at in one description (past that, the rest are counted in C), and the names counted in C in
 # the element where that limit is reached.
 MAX_LISTED_EXTENSIONS = 100
 MAX_EXTENSION_NAMES = 50
@@ -121,21 +123,16 @@ class ExtensionTally:
         return Extensions(listed=tuple(self._listed), counts=counts, total=self._total)
 
 
-def _element_name(element: Any) -> str:
-    """An element's tag as written: 'drake:joint' rather than '{http://drake.mit.edu}joint'."""
-    tag = element.tag
-    if tag.startswith('{') and element.prefix:
-        return cut(f'{element.prefix}:{tag.partition("}")[2]}')
-    return cut(tag)
+def _as_written(name: str) -> str:
+    """A tag or attribute name as written: 'drake:joint' rather than '{http://drake...}joint'.
 
-
-def _attribute_name(element: Any, name: str) -> str:
-    """An attribute's name as written, with its namespace prefix where the element has one."""
+    The prefix is the first the document declares for the namespace.
+    """
     if name.startswith('{'):
         namespace, _, local = name[1:].partition('}')
-        prefix = next((p for p, uri in element.nsmap.items() if uri == namespace and p), None)
-        if prefix:
-            return cut(f'{prefix}:{local}')
+        declared = prefix(namespace)
+        if declared:
+            return cut(f'{declared}:{local}')
     return cut(name)
 
 
@@ -161,13 +158,13 @@ def check_children(parent: Any, known: Collection[str], where: str, warnings: Wa
     `known` must be hashable (a tuple or frozenset). Returns the first near-miss warning made
     for each known name.
 
-    Python looks at children only while the tally has room: past that, lxml counts them in C
+    Python looks at children only while the tally has room: past that, they are counted in C
     by the names seen in `parent` so far (as warnings or extensions, as those were), so that a
     million junk elements cost little time; children of other names are counted as
     extensions.
     """
     if known_count is None:
-        known_count = sum(1 for _ in parent.iterchildren(*known)) if known else 0
+        known_count = count_children(parent, known) if known else 0
     # The parser drops comments and processing instructions and refuses entities: every
     # child is an element.
     unknown = len(parent) - known_count
@@ -185,7 +182,7 @@ def check_children(parent: Any, known: Collection[str], where: str, warnings: Wa
             examined += 1
             tally.room -= 1
             suggestion = tally.near_miss(tag, known)
-            entry = seen.setdefault(tag, [_element_name(child), suggestion is not None, 0])
+            entry = seen.setdefault(tag, [_as_written(tag), suggestion is not None, 0])
             entry[2] += 1
             if suggestion is not None and (warnings.room > 0 or suggestion not in near_misses):
                 present = parent.find(suggestion) is not None
@@ -197,14 +194,14 @@ def check_children(parent: Any, known: Collection[str], where: str, warnings: Wa
             elif suggestion is not None:
                 warnings.count(1)  # it would be dropped: not worth formatting
             elif extensions:
-                tally.add(entry[0], False, where, child.sourceline)
+                tally.add(entry[0], False, where, line(child))
             if examined == unknown or tally.room <= 0:
                 break
     rest = unknown - examined
     if rest:
         counted = sorted(seen.items(), key=lambda item: item[1][2], reverse=True)
         for tag, (name, is_near_miss, number) in counted[:_MAX_NAMES_COUNTED_IN_C]:
-            more = len(list(parent.iterchildren(tag))) - number  # list(): counted in C
+            more = count_children(parent, (tag,)) - number
             rest -= more
             if is_near_miss:
                 warnings.count(more)
@@ -245,7 +242,7 @@ def check_attributes(element: Any, known: Collection[str], where: str, warnings:
             warnings.append(message)
             near_misses.setdefault(suggestion, message)
         else:
-            tally.add(_attribute_name(element, name), True, where, element.sourceline)
+            tally.add(_as_written(name), True, where, line(element))
     tally.count_unnamed(unknown - examined)
     return near_misses
 
