@@ -7,7 +7,7 @@ The model layer imports no ROS package::
     model.frame_pose('tool0', {'elbow_joint': 0.5})
 
 The names below are imported on first use: the node's entry point (`process.main`) must be
-able to install its signal handlers before numpy, lxml or rclpy are loaded.
+able to install its signal handlers before numpy or rclpy are loaded.
 """
 
 import importlib
