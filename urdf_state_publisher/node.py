@@ -166,8 +166,9 @@ class UrdfStatePublisher(Node):
             raise StartupError(
                 f'publish_joint_states: the node would read its own output, since source_list '
                 f'lists {output}, where it publishes the resolved state. Remove {output} from '
-                'source_list: list the topics your drivers publish on instead (for example '
-                "'arm/joint_states'), or remap the drivers there")
+                "source_list and list the topics your drivers publish on (for example "
+                "'arm/joint_states'); remap a driver that publishes on joint_states to a topic "
+                'of its own')
         raise StartupError(
             f'publish_joint_states: the node would read its own output on {output}, since '
             'with an empty source_list it reads joint_states. Set source_list to the topics '

@@ -96,9 +96,10 @@ class JointStream:
         # is due, the index).
         self._earliest_due_of: dict[object, tuple[int, int, np.ndarray]] = {}
         # States held back unchecked (JointStream.joint_state), and the latest stamp of the
-        # states seen or held.
+        # states seen or held. Each: plan, names, buffer, offset, dtype, stamp, its ns, and the
+        # velocities and efforts when not in the buffer.
         self._held: list[tuple[UpdatePlan, Sequence[str], bytes | np.ndarray, int, np.dtype,
-                               tuple[int, int], int]] = []
+                               tuple[int, int], int, tuple | None]] = []
         self._held_latest_ns = NEVER_NS
         # Per topic, the plan of its last state: each source repeats its names.
         self._last_plan_of: dict[str, UpdatePlan] = {}
