@@ -733,6 +733,19 @@ def in_process_section(robots: list[BenchRobot], scale: Scale, report: dict) -> 
               f'{r["floor_p99_us"]:>7.1f}  {verdict(r["p50_us"] <= 60)}')
 
 
+def against_decimating_floor(robots: list[BenchRobot], scale: Scale, driver: Driver,
+                             workdir: Path, config: Configuration) -> list[dict]:
+    """The rows of `config` for every robot, each with its ratio to the floor, printed."""
+    print(DEFAULT_HEADER, flush=True)
+    rows = []
+    for robot in robots:
+        robot_rows = end_to_end(robot, scale, driver, workdir, config)
+        add_floor_ratios(robot_rows)
+        print_default_rows(robot_rows)
+        rows += robot_rows
+    return rows
+
+
 def dds_sections(robots: list[BenchRobot], scale: Scale, driver: Driver, workdir: Path,
                  report: dict) -> None:
     """Sections 2 to 4: over DDS, every message and the default configuration; start-up."""
@@ -769,26 +782,14 @@ def dds_sections(robots: list[BenchRobot], scale: Scale, driver: Driver, workdir
     print("   CPU µs/js = CPU ÷ JointStates received; ×floor = that ÷ the floor's; "
           "CPU µs/tf = CPU ÷ /tf messages published; by thread: each thread's CPU ÷ "
           'JointStates')
-    print(DEFAULT_HEADER, flush=True)
-    default_rows = []
-    for robot in robots:
-        robot_rows = end_to_end(robot, scale, driver, workdir, DEFAULT_CONFIG)
-        add_floor_ratios(robot_rows)
-        print_default_rows(robot_rows)
-        default_rows += robot_rows
-    report['default_config'] = default_rows
+    report['default_config'] = default_rows = against_decimating_floor(
+        robots, scale, driver, workdir, DEFAULT_CONFIG)
     report['default_targets'] = default_targets(default_rows)
     print(f'   {TWO_SOURCES.label}: each half of the joints on its own topic '
           '(arm/joint_states, gripper/joint_states) at the rate, with one stamp; node: '
           f'{" ".join(TWO_SOURCES.node_args)}; floor: the same relay reading both topics')
-    print(DEFAULT_HEADER, flush=True)
-    merging_rows = []
-    for robot in robots:
-        robot_rows = end_to_end(robot, scale, driver, workdir, TWO_SOURCES)
-        add_floor_ratios(robot_rows)
-        print_default_rows(robot_rows)
-        merging_rows += robot_rows
-    report['two_sources'] = merging_rows
+    report['two_sources'] = against_decimating_floor(robots, scale, driver, workdir,
+                                                     TWO_SOURCES)
 
     largest = robots[-1]
     seconds, ready = startup(largest, scale, driver)

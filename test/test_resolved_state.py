@@ -292,3 +292,7 @@ def test_diagnostics_show_each_topic_and_name_a_stopped_one():
     assert 'stopped: /gripper/joint_states' in assessment.message
     assert 'stale joints' not in assessment.message  # said once, by topic
     assert 'no message on /wheels/joint_states' in assessment.message
+    clock.now += 3.0  # the arm stops too
+    silent = [line.text for line in health.assess().log if 'every source' in line.text]
+    assert silent == ['no joint_states for 3.0 s: every source has stopped (/arm/joint_states, '
+                      '/gripper/joint_states, /wheels/joint_states)']

@@ -477,7 +477,8 @@ class JointStateHealth:
             silence = now - max(s.last for s in sources)
             findings.append(_Finding(
                 SILENT, Level.WARN, f'no joint_states for {silence:.1f} s',
-                f'no joint_states for {silence:.1f} s: every source has stopped',
+                f'no joint_states for {silence:.1f} s: every source has stopped'
+                + (f' ({listing(self.topics)})' if self.topics else ''),
                 'joint_states are arriving again'))
         # A joint is stale when the source that updated it last has stopped while another
         # source went on after that.
