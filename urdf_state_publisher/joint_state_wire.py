@@ -201,19 +201,19 @@ def velocity_and_effort(data: bytes, offset: int, count: int, double: np.dtype
     if not count:
         return None, None
     counts = struct.Struct(double.str[0] + 'I')
-    found = []
+    found: list[np.ndarray | None] = [None, None]
     end = offset + 8 * count
-    for _ in range(2):
+    for k in range(2):
         end = _aligned(end, 4)
         if end + 4 > len(data):
-            return (*found, None, None)[:2]
+            break
         (size,) = counts.unpack_from(data, end)
         end += 4
         if size:
             end = _aligned(end, 8)
             if end + 8 * size > len(data):
-                return (*found, None, None)[:2]
-        found.append(np.ndarray((size,), double, data, end))
+                break
+        found[k] = np.ndarray((size,), double, data, end)
         end += 8 * size
     return found[0], found[1]
 
