@@ -185,6 +185,15 @@ def test_time_going_backwards_restarts_the_resolved_rate_and_stamp():
     assert len(emitted) == 2
 
 
+def test_with_ignore_timestamp_every_state_goes_out_whatever_its_clock():
+    stream, emitted = make_stream(ignore_timestamp=True)
+    stream.joint_state(ARM, [0.0] * 5, stamp(100 * S), 'arm')
+    stream.joint_state(['left_finger_joint'], [0.01], stamp(40 * S), 'gripper')  # behind
+    stream.joint_state(['left_finger_joint'], [0.02], stamp(40 * S + MS), 'gripper')
+    assert [f.positions[5] for f in emitted] == [0.0, 0.01, 0.02]
+    assert {f.sec for f in emitted} == {100}  # the newest input's stamp
+
+
 def test_defaults_are_offered_until_a_joint_state_arrives():
     stream, _ = make_stream()
     assert stream.resolved_defaults((3, 4)).sec == 3

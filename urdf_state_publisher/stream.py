@@ -425,7 +425,9 @@ class JointStream:
         """Keep a state computed on arrival, and hand the resolved state over if it is due."""
         stamp_ns = self._resolve_values(update.plan, plan, update.values, buffer, offset,
                                         count, double, dynamics, stamp)
-        if stamp_ns >= self._resolved_due_ns:
+        # Without an interval (ignore_timestamp) every state goes out, whatever its source's
+        # clock says next to the others'.
+        if stamp_ns >= self._resolved_due_ns or not self._interval_ns:
             self._resolved_due_ns = stamp_ns + self._interval_ns
             self._on_resolved(self.resolved.fields())
 
