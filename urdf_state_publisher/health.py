@@ -483,29 +483,34 @@ class JointStateHealth:
         # A joint is stale when the source that updated it last has stopped while another
         # source went on after that.
         latest = max((s.last for s in sources), default=now)
-        updated: dict[str, tuple[float, float | None]] = {}
+
+        def stopped_while_others_go_on(source: Source) -> bool:
+            limit = source.stale_after()
+            return (source.interval is not None and now - source.last > limit
+                    and latest > source.last + limit)
+
+        last_from: dict[str, Source] = {}  # joint -> the source that updated it last
         for source in sources:
-            limit = source.stale_after() if source.interval is not None else None
             for joint in source.joints:
-                if joint not in updated or source.last > updated[joint][0]:
-                    updated[joint] = (source.last, limit)
-        ages = {joint: now - last for joint, (last, limit) in updated.items()
-                if limit is not None and now - last > limit and latest > last + limit}
+                if joint not in last_from or source.last > last_from[joint].last:
+                    last_from[joint] = source
+        ages = {joint: now - source.last for joint, source in last_from.items()
+                if stopped_while_others_go_on(source)}
         if ages:
             stale = tuple(sorted(ages, key=lambda j: (-ages[j], j)))
             facts[STALE] = _with_ages(stale, ages)
             # With a topic per source (source_list), a topic all of whose sources stopped is
             # named, and its joints are said with it rather than as stale joints.
-            stopped = self._stopped_topics(now, latest)
-            of_stopped = {j for joints in stopped.values() for j in joints}
+            stopped = self._stopped_topics(stopped_while_others_go_on, last_from)
+            of_stopped = {j for _, joints in stopped.values() for j in joints}
             if stopped:
-                facts[STOPPED_TOPICS] = _topics_with_ages(stopped, now, self.sources)
+                facts[STOPPED_TOPICS] = _topics_with_ages(stopped, now)
                 findings.append(_Finding(
                     STOPPED_TOPICS, Level.WARN, f'stopped: {_short(list(stopped))}',
                     'joint-state sources stopped while others go on; their joints keep their '
                     'last values', 'joint-state sources publish again', tuple(stopped),
                     detail=lambda topics: _topics_with_ages(
-                        {t: stopped.get(t, ()) for t in topics}, now, self.sources),
+                        {t: stopped[t] for t in topics}, now),
                     end_names=True))
             stale = tuple(j for j in stale if j not in of_stopped)
             if stale:
@@ -535,10 +540,12 @@ class JointStateHealth:
                     'sent a JointState', unheard))
         return findings
 
-    def _stopped_topics(self, now: float, latest: float) -> dict[str, tuple[str, ...]]:
-        """The source_list topics whose sources all stopped while another went on.
+    def _stopped_topics(self, stopped: Callable[[Source], bool], last_from: dict[str, Source]
+                        ) -> dict[str, tuple[float, tuple[str, ...]]]:
+        """The source_list topics all of whose sources are `stopped`.
 
-        Each with the joints whose latest value came from it.
+        Each with its last receipt and the joints whose latest value came from it
+        (`last_from`: joint -> the source that updated it last).
         """
         if len(self.topics) < 2:
             return {}
@@ -546,17 +553,9 @@ class JointStateHealth:
         for source in self.sources.values():
             if not source.multi_dof and source.topic:
                 by_topic.setdefault(source.topic, []).append(source)
-        last_from: dict[str, Source] = {}
-        for source in self.sources.values():
-            for joint in source.joints:
-                if joint not in last_from or source.last > last_from[joint].last:
-                    last_from[joint] = source
-        stopped = {}
-        for topic, sources in by_topic.items():
-            if all(s.interval is not None and now - s.last > s.stale_after()
-                   and latest > s.last + s.stale_after() for s in sources):
-                stopped[topic] = tuple(j for j, s in last_from.items() if s.topic == topic)
-        return stopped
+        return {topic: (max(s.last for s in sources),
+                        tuple(j for j, s in last_from.items() if s.topic == topic))
+                for topic, sources in by_topic.items() if all(map(stopped, sources))}
 
     def _no_match(self) -> bool:
         """Whether JointStates arrived in this period and none named a joint of the model."""
@@ -668,14 +667,10 @@ def _with_ages(joints: Sequence[str], ages: dict[str, float]) -> str:
     return listing([f'{j} ({ages[j]:.1f} s ago)' for j in joints])
 
 
-def _topics_with_ages(joints_of: dict[str, Sequence[str]], now: float,
-                      sources: dict[tuple, Source]) -> str:
+def _topics_with_ages(stopped: dict[str, tuple[float, Sequence[str]]], now: float) -> str:
     """Topics, each with the time since its last message and the joints it leaves behind."""
-    last = {}
-    for source in sources.values():
-        last[source.topic] = max(last.get(source.topic, source.last), source.last)
-    return '; '.join(f'{t} ({now - last[t]:.1f} s ago' + (f': {listing(j)})' if j else ')')
-                     for t, j in joints_of.items())
+    return '; '.join(f'{t} ({now - last:.1f} s ago' + (f': {listing(j)})' if j else ')')
+                     for t, (last, j) in stopped.items())
 
 
 # --------------------------------------------------------------------------- prefixes
