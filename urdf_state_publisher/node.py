@@ -50,6 +50,7 @@ class ActiveModel:
         self.text = text
         self.stream = stream
         self._templates: OrderedDict[object, TransformTemplate] = OrderedDict()
+        self._resolved_writer: ResolvedWriter | None = None  # made at the first use
 
     def serialize(self, publication: Publication) -> bytes:
         """The serialized /tf message of `publication`, from the template of its joints."""
@@ -63,6 +64,12 @@ class ActiveModel:
         else:
             self._templates.move_to_end(publication.key)
         return template.serialize(publication.sec, publication.nanosec, publication.rows)
+
+    def serialize_resolved(self, fields: ResolvedFields) -> bytes:
+        """The serialized joint_states message of the stream's resolved state `fields`."""
+        if self._resolved_writer is None:
+            self._resolved_writer = ResolvedWriter(self.stream.resolved.names)
+        return self._resolved_writer.serialize(fields)
 
     def static_message(self, sec: int, nanosec: int) -> TFMessage:
         """The complete /tf_static message: fixed joints and sensor frames."""
@@ -114,7 +121,6 @@ class UrdfStatePublisher(Node):
         if config.source_list:
             self._health.topics = topics
         self._publish_joint_states_bytes = None
-        self._resolved_writer = ResolvedWriter(())
         if config.publish_joint_states:
             self._check_no_feedback(topics)
             joint_states = self.create_publisher(JointState, 'joint_states', JOINT_STATES_QOS)
@@ -299,9 +305,8 @@ class UrdfStatePublisher(Node):
             self._publish_tf_bytes(active.serialize(publication))
 
     def _publish_resolved(self, fields: ResolvedFields) -> None:
-        if fields.names is not self._resolved_writer.names:
-            self._resolved_writer = ResolvedWriter(fields.names)
-        self._publish_joint_states_bytes(self._resolved_writer.serialize(fields))
+        # Called by the active stream (or for its defaults): the active model's message.
+        self._publish_joint_states_bytes(self._active.serialize_resolved(fields))
         self._health.resolved_published += 1
 
     def _on_joint_state(self, reader: JointStateReader, topic: str, data: bytes) -> None:
