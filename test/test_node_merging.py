@@ -14,11 +14,12 @@ import math
 import time
 
 from conftest import SAMPLE_URDF
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from diagnostic_msgs.msg import DiagnosticStatus
 from node_fixtures import (
     ARM,
     assert_pose,
     deeper,
+    Link,
     NodeProcess,
     ns,
     Probe,
@@ -31,9 +32,6 @@ from node_fixtures import (
 import pytest
 from rclpy.qos import ReliabilityPolicy
 from sensor_msgs.msg import JointState
-from tf2_msgs.msg import TFMessage
-
-from urdf_state_publisher.qos import TF_QOS
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -68,25 +66,15 @@ class Merger:
             JointState, f'{self.namespace}/gripper/joint_states', 10)
         self.resolved = probe.record(JointState, f'{self.namespace}/joint_states',
                                      deeper(RELIABLE, 100))
-        self.tf = probe.record(TFMessage, '/tf', TF_QOS)
-        self.diagnostics = probe.record(DiagnosticArray, '/diagnostics', RELIABLE)
+        # Its /tf and /diagnostics, recorded and read as for every node of the tests.
+        self.link = Link(probe, self.process, name=namespace, namespace=self.namespace)
+        self.tf, self.diagnostics = self.link.tf, self.link.diagnostics
 
     def wait_subscribed(self) -> None:
         self.probe.wait_until(
             lambda: self.arm.get_subscription_count() and self.gripper.get_subscription_count()
             and self.probe.node.count_publishers(f'{self.namespace}/joint_states'),
             30, f'the merger in {self.namespace} to start ({self.process.output()[-500:]})')
-
-    def resolved_at(self, stamp_ns: int, timeout: float = 10.0) -> JointState:
-        """The first resolved state stamped `stamp_ns`, waiting for it."""
-        found = []
-
-        def arrived() -> bool:
-            found[:] = [m for m in self.resolved if stamp_of(m) == stamp_ns]
-            return bool(found)
-
-        self.probe.wait_until(arrived, timeout, f'a resolved state stamped {stamp_ns}')
-        return found[0]
 
     def send_until_resolved(self, stamp_ns: int, arm: JointState | None,
                             gripper: JointState | None, timeout: float = 15.0) -> JointState:
@@ -118,23 +106,7 @@ class Merger:
 
     def diagnostic_values(self, predicate, timeout: float = 10.0) -> dict:
         """The KeyValues (with '_level' and '_message') of the first new status that fits."""
-        self.diagnostics.clear()
-        found: list[dict] = []
-
-        def check() -> bool:
-            for array in self.diagnostics:
-                for status in array.status:
-                    if status.name != f'{self.name}: joint_states':
-                        continue
-                    values = {kv.key: kv.value for kv in status.values}
-                    values['_level'], values['_message'] = status.level, status.message
-                    if predicate(values):
-                        found.append(values)
-                        return True
-            return False
-
-        self.probe.wait_until(check, timeout, 'a matching /diagnostics status')
-        return found[0]
+        return self.link.wait_for_diagnostics(predicate, timeout, 'a matching status')
 
 
 @pytest.fixture(scope='module')
@@ -200,9 +172,10 @@ def test_the_resolved_state_follows_publish_frequency_on_stamps(merger):
     start = ns(300)
     merger.send_until_resolved(start, state(0, ARM, [0.0] * 5), None)
     merger.resolved.clear()
+    began = time.monotonic()  # sent in real time: a burst would overrun the node's queue
     for k in range(1, 101):
         merger.arm.publish(state(start + k * 10_000_000, ARM, [0.001 * k] * 5))
-        merger.probe.spin(0.005)
+        merger.probe.spin_for(max(0.0, began + k * 0.01 - time.monotonic()))
     # One more, 0.2 s of stamps later (again until one arrives): whatever was lost, it is due.
     merger.send_until_resolved(start + ns(1) + 200_000_000, state(0, ARM, [0.0] * 5), None)
     resolved = [m for m in merger.resolved if start < stamp_of(m) <= start + ns(1)]
@@ -216,14 +189,8 @@ def test_the_resolved_state_follows_publish_frequency_on_stamps(merger):
 
 def statuses_of(merger: Merger) -> list[dict]:
     """The KeyValues (with '_level' and '_message') of every status of `merger` received."""
-    found = []
-    for array in merger.diagnostics:
-        for status in array.status:
-            if status.name == f'{merger.name}: joint_states':
-                values = {kv.key: kv.value for kv in status.values}
-                values['_level'], values['_message'] = status.level, status.message
-                found.append(values)
-    return found
+    return [{**{kv.key: kv.value for kv in status.values}, '_level': status.level,
+             '_message': status.message} for status in merger.link.diagnostic_statuses()]
 
 
 def test_each_source_is_shown_with_its_topic_and_a_stopped_one_is_named(merger):
@@ -247,7 +214,9 @@ def test_each_source_is_shown_with_its_topic_and_a_stopped_one_is_named(merger):
                                                                           gripper_topic}]
     assert healthy, [v['_message'] for v in statuses]
     assert max(float(v['source 1 rate (Hz)']) for v in healthy) > 30
-    stopped = next(v for v in statuses if v.get('stopped sources'))
+    reported = [v for v in statuses if v.get('stopped sources')]
+    assert reported, [v['_message'] for v in statuses]
+    stopped = reported[0]
     assert stopped['_level'] == DiagnosticStatus.WARN
     assert stopped['stopped sources'].startswith(f'{gripper_topic} (')
     assert 'left_finger_joint' in stopped['stopped sources']

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-import struct
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 import numpy as np
 import pytest
+from xcdr import joint_state_bytes
 
 from urdf_state_publisher.health import JointStateHealth, STOPPED_TOPICS, UNHEARD_TOPICS
 from urdf_state_publisher.joint_state_wire import JointStateReader, velocity_and_effort
@@ -58,28 +58,11 @@ def make_stream(*, ignore_timestamp: bool = False, report: JointStateHealth | No
     return stream, emitted
 
 
-def cdr(names, positions, velocities=(), efforts=(), stamp_ns: int = 0) -> bytes:
-    """A little-endian plain-CDR JointState, laid out as Fast DDS writes one."""
-    out = bytearray(b'\x00\x01\x00\x00')
-
-    def align(size: int) -> None:
-        out.extend(b'\x00' * (-(len(out) - 4) % size))
-
-    out += struct.pack('<iI', *stamp(stamp_ns))
-    out += struct.pack('<I', 1) + b'\x00'  # frame_id ''
-    align(4)
-    out += struct.pack('<I', len(names))
-    for name in names:
-        align(4)
-        data = name.encode() + b'\x00'
-        out += struct.pack('<I', len(data)) + data
-    for values in (positions, velocities, efforts):
-        align(4)
-        out += struct.pack('<I', len(values))
-        if values:
-            align(8)
-            out += struct.pack(f'<{len(values)}d', *values)
-    return bytes(out)
+def cdr(names, positions, velocities=(), efforts=(), stamp_ns: int = 0,
+        big_endian: bool = False) -> bytes:
+    """A plain-CDR JointState (test/xcdr.py, checked against rclpy's serializer)."""
+    return joint_state_bytes(*stamp(stamp_ns), '', names, positions, velocities, efforts,
+                             big_endian=big_endian)
 
 
 def fields_equal(a: ResolvedFields, b: ResolvedFields) -> bool:
@@ -258,10 +241,11 @@ def test_held_states_resolve_as_if_each_were_computed_on_arrival(steps):
 
 # --------------------------------------------------------------------------- the wire
 
+@pytest.mark.parametrize('big_endian', [False, True], ids=['little-endian', 'big-endian'])
 @pytest.mark.parametrize('velocities, efforts', [
     ((), ()), ((1.0, 2.0), ()), ((), (3.0, 4.0)), ((1.0, 2.0), (3.0, 4.0)), ((1.0,), ())])
-def test_velocities_and_efforts_are_read_after_the_positions(velocities, efforts):
-    data = cdr(['a', 'bcd'], [0.5, 0.6], velocities, efforts, stamp_ns=S)
+def test_velocities_and_efforts_are_read_after_the_positions(velocities, efforts, big_endian):
+    data = cdr(['a', 'bcd'], [0.5, 0.6], velocities, efforts, stamp_ns=S, big_endian=big_endian)
     _, _, offset, count, double = JointStateReader().locate(data)
     found = velocity_and_effort(data, offset, count, double)
     assert [f.tolist() for f in found] == [list(velocities), list(efforts)]
