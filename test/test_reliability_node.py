@@ -19,6 +19,7 @@ import threading
 import time
 
 from builtin_interfaces.msg import Time
+from call_count import python_calls
 from geometry_msgs.msg import Twist, Wrench
 from lxml import etree
 from node_fixtures import (
@@ -771,19 +772,13 @@ def test_node_starts_with_a_10000_link_chain(start_link) -> None:
 def test_tf_template_is_built_in_linear_time() -> None:
     from urdf_state_publisher.tf_wire import TransformTemplate
 
-    def cpu_seconds(n: int) -> float:
-        """The least CPU time of 5 builds for `n` frames: what other load adds, left out."""
+    def build(n: int) -> Callable[[], object]:
         frames = [(f'link_{i}', f'link_{i + 1}') for i in range(n)]
-        samples = []
-        for _ in range(5):
-            start = time.thread_time()
-            TransformTemplate(frames)
-            samples.append(time.thread_time() - start)
-        return min(samples)
+        return lambda: TransformTemplate(frames)
 
-    small, large = cpu_seconds(1000), cpu_seconds(8000)
+    ratio = python_calls(build(8000)) / python_calls(build(1000))
     # linear: 8x; quadratic: 64x
-    assert large / small < 16, f'8x the frames took {large / small:.1f}x the CPU time'
+    assert ratio < 16, f'8x the frames took {ratio:.1f}x the function calls'
 
 
 # --------------------------------------------------------------------------- parameters
