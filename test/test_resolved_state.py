@@ -16,7 +16,13 @@ import numpy as np
 import pytest
 from xcdr import joint_state_bytes
 
-from urdf_state_publisher.health import JointStateHealth, STOPPED_TOPICS, UNHEARD_TOPICS
+from urdf_state_publisher.health import (
+    JointStateHealth,
+    Level,
+    LogLine,
+    STOPPED_TOPICS,
+    UNHEARD_TOPICS,
+)
 from urdf_state_publisher.joint_state_wire import JointStateReader, velocity_and_effort
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.resolved_state import ResolvedFields, ResolvedState
@@ -259,6 +265,32 @@ def test_velocities_that_do_not_fit_are_none():
 
 
 # --------------------------------------------------------------------------- health
+
+def test_velocities_or_efforts_of_the_wrong_length_are_reported_once_by_field():
+    health = JointStateHealth(clock=Clock())
+    stream, emitted = make_stream(ignore_timestamp=True, report=health)
+    health.assess()
+    for k in range(3):  # said once, however many messages carry it
+        stream.joint_state(ARM[:3], [0.0] * 3, stamp((k + 1) * S), velocities=[1.0, 2.0],
+                           efforts=[1.0, 2.0, 3.0])
+    assert emitted[-1].velocities is None and emitted[-1].efforts.tolist()[:3] == [1, 2, 3]
+    assessment = health.assess()
+    assert assessment.level is Level.WARN
+    assert assessment.log == (LogLine(Level.WARN, (
+        'JointState velocity or effort has neither one value per name nor none, so '
+        'joint_states gets NaN for those joints: velocity: 2 for 3 names '
+        '(torso_lift_joint, shoulder_pan_joint, shoulder_lift_joint)')),)
+    assert 'velocity or effort of the wrong length' in assessment.message
+    stream.joint_state(ARM[:3], [0.0] * 3, stamp(9 * S), velocities=[1.0, 2.0, 3.0],
+                       efforts=[])  # empty: not measured, as the convention has it
+    assessment = health.assess()
+    assert assessment.level is Level.OK
+    assert assessment.log == (LogLine(Level.OK, 'JointState velocities and efforts fit their '
+                                                'names again'),)
+    stream.joint_state(ARM[:2], [0.0] * 2, stamp(10 * S), efforts=[5.0])
+    assert [line.text.rsplit(': ', 2)[1:] for line in health.assess().log] == [
+        ['effort', '1 for 2 names (torso_lift_joint, shoulder_pan_joint)']]
+
 
 def test_diagnostics_show_each_topic_and_name_a_stopped_one():
     clock = Clock()

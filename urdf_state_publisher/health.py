@@ -46,6 +46,8 @@ UNKNOWN = 'unknown joint names'
 CLAMPED = 'joints clamped'
 TIME_BACKWARDS = 'time moved backwards'
 ZERO_STAMP = 'zero stamp'
+# Read only for the resolved joint_states (publish_joint_states).
+DYNAMICS_MISMATCH = 'velocity or effort of the wrong length'
 # Conditions judged from the sources and the clock at each assessment.
 NO_MODEL = 'no robot description'
 WAITING = 'no joint_states yet'
@@ -212,6 +214,10 @@ _EVENTS: dict[str, tuple[Level, str, str, str, str]] = {
     LENGTH_MISMATCH: (Level.WARN, 'JointState names and positions differ in length',
                       'JointStates have as many positions as names again',
                       'names and positions differ in length', '; '),
+    DYNAMICS_MISMATCH: (Level.WARN, 'JointState velocity or effort has neither one value per '
+                        'name nor none, so joint_states gets NaN for those joints',
+                        'JointState velocities and efforts fit their names again',
+                        'velocity or effort of the wrong length', '; '),
     MALFORMED: (Level.WARN, 'ignoring a JointState', 'JointState bytes are readable again',
                 'malformed JointState bytes', '; '),
     TIME_BACKWARDS: (Level.WARN, 'joint state time moved backwards (simulation reset, bag loop '
@@ -229,8 +235,8 @@ _EVENTS: dict[str, tuple[Level, str, str, str, str]] = {
 _ORDER = {kind: k for k, kind in enumerate((
     NO_MODEL, NO_MATCH, INTERNAL_ERROR, WAITING, SILENT, STOPPED_TOPICS, STALE, NEVER_RECEIVED,
     UNHEARD_TOPICS, UNKNOWN,
-    NON_FINITE, CLAMPED, DUPLICATED, NOT_SCALAR, LENGTH_MISMATCH, MALFORMED, TIME_BACKWARDS,
-    ZERO_STAMP, UNUSABLE_POSE))}
+    NON_FINITE, CLAMPED, DUPLICATED, NOT_SCALAR, LENGTH_MISMATCH, DYNAMICS_MISMATCH, MALFORMED,
+    TIME_BACKWARDS, ZERO_STAMP, UNUSABLE_POSE))}
 
 
 class JointStateHealth:

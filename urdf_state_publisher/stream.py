@@ -19,6 +19,7 @@ from urdf_state_publisher.geometry import normalized, Pose
 from urdf_state_publisher.health import (
     CLAMPED,
     DUPLICATED,
+    DYNAMICS_MISMATCH,
     JointStateHealth,
     LENGTH_MISMATCH,
     NAMES_KEPT,
@@ -449,6 +450,9 @@ class JointStream:
         """Store `values` of the outputs of `used` (`plan`, or less after a NaN); its ns."""
         velocities, efforts = (velocity_and_effort(buffer, offset, count, double)
                                if dynamics is None else dynamics)
+        named = len(plan.names)
+        if not (_fits(velocities, named) and _fits(efforts, named)):
+            self._report_dynamics_mismatch(plan.names, velocities, efforts)
         if used is not plan:
             velocities = renamed_columns(velocities, plan.names, used.names)
             efforts = renamed_columns(efforts, plan.names, used.names)
@@ -488,6 +492,13 @@ class JointStream:
         self.report.event(LENGTH_MISMATCH,
                           (f'{len(names)} names but {positions} positions, {detail}',))
 
+    def _report_dynamics_mismatch(self, names: Sequence[str], velocities: Sequence[float] | None,
+                                  efforts: Sequence[float] | None) -> None:
+        self.report.event(DYNAMICS_MISMATCH, [
+            f'{field}: {len(values)} for {len(names)} names ({listing(names)})'
+            for field, values in (('velocity', velocities), ('effort', efforts))
+            if not _fits(values, len(names))])
+
     def _report_unknown(self, names: tuple[str, ...]) -> None:
         """Note unknown names; keep up to NAMES_KEPT of them for /diagnostics, then count."""
         report = self.report
@@ -520,3 +531,7 @@ class JointStream:
                                         ).reshape(-1, 7)])
         return index.tobytes(), index, rows
 
+
+def _fits(values: Sequence[float] | None, count: int) -> bool:
+    """Whether a JointState's velocities or efforts are one per name, or none (not measured)."""
+    return values is None or len(values) in (0, count)
