@@ -222,6 +222,11 @@ def _steps(draw):
 @example([('arm', ARM, [0.01] * 5, None, 0)]
          + [('gripper', ('left_finger_joint',), [v], [v], 10) for v in (0.01, 0.02, 0.03)]
          + [('arm', ARM, [0.02] * 5, None, 30)])
+# Held states of two plans at one stamp: the last one's values count where they overlap.
+@example([('arm', ARM, [0.0] * 5, None, 0), ('arm', ARM, [0.0] * 5, None, 0),
+          ('arm', ARM[2:] + FINGERS[:1], [0.0] * 4, None, 0), ('arm', ARM, [0.0] * 5, None, 0),
+          ('arm', ARM[2:] + FINGERS[:1], [0.0] * 4, None, 0),
+          ('arm', ARM, [0.0, 0.0, 0.0, 0.0, 0.5], None, 0)])
 @given(_steps())
 def test_held_states_resolve_as_if_each_were_computed_on_arrival(steps):
     """Raw bytes through the default configuration, which holds most states unchecked, give

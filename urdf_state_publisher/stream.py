@@ -433,11 +433,15 @@ class JointStream:
             self._on_resolved(self.resolved.fields())
 
     def _resolve_held(self, held: list, admitted: dict) -> None:
-        """Keep the last held state of each plan, all of them admitted, oldest first."""
+        """Keep the last held state of each plan, all of them admitted, in arrival order."""
+        # Ordered by their last state: held states of several plans can share a stamp (sources
+        # on one simulated clock), and a later one overrides the joints it shares with another.
         last = {}
         for row in held:
-            last[row[0], row[4]] = row
-        for (plan, double), row in sorted(last.items(), key=lambda item: item[1][6]):
+            key = row[0], row[4]
+            last.pop(key, None)
+            last[key] = row
+        for (plan, double), row in last.items():
             _, names, buffer, offset, _, stamp, _, dynamics = row
             values = admitted[plan, double][0][-1]
             self._resolve_values(plan, plan, plan.unclamped(values), buffer, offset, len(names),
