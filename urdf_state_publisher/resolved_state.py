@@ -100,10 +100,14 @@ class ResolvedState:
         return tuple(self.names[i] for i in np.flatnonzero(~self.given))
 
 
-def _followed(message_values: np.ndarray | None, plan: UpdatePlan, scaled: bool) -> np.ndarray:
-    """Per output of `plan`, the message's value of the joint it follows (times the gain)."""
+def _followed(message_values: np.ndarray | None, plan: UpdatePlan, scaled: bool
+              ) -> np.ndarray | float:
+    """Per output of `plan`, the message's value of the joint it follows (times the gain).
+
+    NaN for all when the message gives none.
+    """
     if message_values is None or len(message_values) != len(plan.names):
-        return np.full(len(plan.joint_index), np.nan)
+        return np.nan
     values = np.asarray(message_values, dtype=float)[plan.gather]
     if scaled and plan.gain is not None:
         values = values * plan.gain

@@ -104,8 +104,12 @@ class JointStream:
         self._held_latest_ns = NEVER_NS
         # Per topic, the plan of its last state: each source repeats its names.
         self._last_plan_of: dict[str, UpdatePlan] = {}
-        self.resolved = resolved
+        self._resolved = resolved
         self._on_resolved = on_resolved
+        # The last state of each plan not yet in the resolved state, as it came, oldest first.
+        # A source sends several states per publish interval and only its last one shows: they
+        # are put in when the resolved state is read (_fold_unresolved), not as they come.
+        self._unresolved: dict[UpdatePlan, tuple] = {}
         # The stamp from which the resolved state is due again; never without one.
         self._resolved_due_ns = NEVER_NS if resolved is not None else LAST_NS
         self._last_seen_ns = np.full(len(self.joints), NEVER_NS)
@@ -212,7 +216,7 @@ class JointStream:
         index = update.plan.joint_index
         stamp = self._stamped(stamp, index)
         publication = self._due(update.plan, index, update.transforms, stamp)
-        if self.resolved is not None:
+        if self._resolved is not None:
             self._resolve(update, plan, buffer, offset, count, double, dynamics, stamp)
         return publication
 
@@ -246,7 +250,7 @@ class JointStream:
                 self._last_seen_ns[plan.joint_index] = stamp_ns
             self._latest_seen_ns = max(self._latest_seen_ns, held[-1][6])
             self._held_latest_ns = self._latest_seen_ns
-            if self.resolved is not None:
+            if self._resolved is not None:
                 self._resolve_held(held, admitted)
             return
         # Which were not: row by row, in order, as on arrival.
@@ -258,10 +262,10 @@ class JointStream:
             if next(rows[plan, double]):
                 self._latest_seen_ns = max(self._latest_seen_ns, stamp_ns)
                 self._last_seen_ns[plan.joint_index] = stamp_ns
-                if self.resolved is not None:
+                if self._resolved is not None:
                     positions = np.ndarray((len(names),), double, buffer, offset)
-                    self._resolve_values(plan, plan, plan.unclamped(positions), buffer,
-                                         offset, len(names), double, dynamics, stamp)
+                    self._keep_for_resolved(plan, plan, None, positions, buffer, offset,
+                                         len(names), double, dynamics, stamp)
                 continue
             # Counted as rate limited on arrival; what follows counts it as it finds it.
             self.report.dropped[RATE_LIMIT] -= 1
@@ -270,9 +274,9 @@ class JointStream:
             self._report_update(names, positions, update)
             if len(update.values):  # not due either: its joints are some of the plan's
                 self._schedule(update.plan, update.plan.joint_index, stamp)
-                if self.resolved is not None:
-                    self._resolve_values(update.plan, plan, update.values, buffer, offset,
-                                         len(names), double, dynamics, stamp)
+                if self._resolved is not None:
+                    self._keep_for_resolved(update.plan, plan, update.values, None, buffer,
+                                         offset, len(names), double, dynamics, stamp)
         self._held_latest_ns = self._latest_seen_ns
 
     def multi_dof_joint_state(self, names: Sequence[str], poses: np.ndarray,
@@ -355,8 +359,9 @@ class JointStream:
                 self.report.event(TIME_BACKWARDS, [self.joints[i] for i in index[back]])
                 self._last_published_ns[index[back]] = NEVER_NS
                 self._published_version += 1
-                if self.resolved is not None:
-                    self.resolved.restart_time(stamp, stamp_ns)
+                if self._resolved is not None:
+                    self._fold_unresolved()  # their stamps are from before the restart
+                    self._resolved.restart_time(stamp, stamp_ns)
                     self._resolved_due_ns = NEVER_NS
         self._last_seen_ns[index] = stamp_ns
         due = None
@@ -411,26 +416,34 @@ class JointStream:
 
     # The resolved state -------------------------------------------------------------------
 
+    @property
+    def resolved(self) -> ResolvedState | None:
+        """The resolved state with every state received so far; None without one."""
+        if self._resolved is not None:
+            self._fold_unresolved()
+        return self._resolved
+
     def resolved_defaults(self, stamp: tuple[int, int]) -> ResolvedFields | None:
         """The resolved state at its defaults, stamped `stamp`.
 
         None once a joint state arrived, and without a resolved state.
         """
-        if self.resolved is None or self.report.joint_states_arrived:
+        if self._resolved is None or self.report.joint_states_arrived:
             return None
-        return self.resolved.fields(stamp)
+        return self._resolved.fields(stamp)
 
     def _resolve(self, update: JointUpdate, plan: UpdatePlan, buffer: bytes | np.ndarray,
                  offset: int, count: int, double: np.dtype, dynamics: tuple | None,
                  stamp: tuple[int, int]) -> None:
         """Keep a state computed on arrival, and hand the resolved state over if it is due."""
-        stamp_ns = self._resolve_values(update.plan, plan, update.values, buffer, offset,
+        stamp_ns = self._keep_for_resolved(update.plan, plan, update.values, None, buffer, offset,
                                         count, double, dynamics, stamp)
         # Without an interval (ignore_timestamp) every state goes out, whatever its source's
         # clock says next to the others'.
         if stamp_ns >= self._resolved_due_ns or not self._interval_ns:
             self._resolved_due_ns = stamp_ns + self._interval_ns
-            self._on_resolved(self.resolved.fields())
+            self._fold_unresolved()
+            self._on_resolved(self._resolved.fields())
 
     def _resolve_held(self, held: list, admitted: dict) -> None:
         """Keep the last held state of each plan, all of them admitted, in arrival order."""
@@ -443,26 +456,46 @@ class JointStream:
             last[key] = row
         for (plan, double), row in last.items():
             _, names, buffer, offset, _, stamp, _, dynamics = row
-            values = admitted[plan, double][0][-1]
-            self._resolve_values(plan, plan, plan.unclamped(values), buffer, offset, len(names),
-                                 double, dynamics, stamp)
+            self._keep_for_resolved(plan, plan, None, admitted[plan, double][0][-1], buffer,
+                                 offset, len(names), double, dynamics, stamp)
 
-    def _resolve_values(self, used: UpdatePlan, plan: UpdatePlan, values: np.ndarray,
-                        buffer: bytes | np.ndarray, offset: int, count: int,
-                        double: np.dtype, dynamics: tuple | None, stamp: tuple[int, int]
-                        ) -> int:
-        """Store `values` of the outputs of `used` (`plan`, or less after a NaN); its ns."""
-        velocities, efforts = (velocity_and_effort(buffer, offset, count, double)
-                               if dynamics is None else dynamics)
-        named = len(plan.names)
-        if not (_fits(velocities, named) and _fits(efforts, named)):
-            self._report_dynamics_mismatch(plan.names, velocities, efforts)
-        if used is not plan:
-            velocities = renamed_columns(velocities, plan.names, used.names)
-            efforts = renamed_columns(efforts, plan.names, used.names)
-        stamp_ns = stamp[0] * 1_000_000_000 + stamp[1]
-        self.resolved.store(used, values, velocities, efforts, stamp, stamp_ns)
-        return stamp_ns
+    def _keep_for_resolved(self, used: UpdatePlan, plan: UpdatePlan, values: np.ndarray | None,
+                        positions: np.ndarray | None, buffer: bytes | np.ndarray, offset: int,
+                        count: int, double: np.dtype, dynamics: tuple | None,
+                        stamp: tuple[int, int]) -> int:
+        """Keep a state for the resolved state; its stamp in ns.
+
+        `values` are the outputs of `used` (`plan`, or less after a NaN), or None for those of
+        admitted `positions`, the message's. It replaces a state of the same plan kept before.
+        """
+        unresolved = self._unresolved
+        unresolved.pop(used, None)
+        unresolved[used] = (plan, values, positions, buffer, offset, count, double, dynamics,
+                            stamp)
+        return stamp[0] * 1_000_000_000 + stamp[1]
+
+    def _fold_unresolved(self) -> None:
+        """Put the states kept by _keep_for_resolved in the resolved state, oldest first.
+
+        As if each had been put in as it came: each joint ends with the last state that gave
+        it a value, and the newest stamp is the last kept of its plan (held states come in stamp
+        order, and time going backwards folds in what was kept before it).
+        """
+        unresolved, self._unresolved = self._unresolved, {}
+        for used, (plan, values, positions, buffer, offset, count, double, dynamics,
+                   stamp) in unresolved.items():
+            if values is None:
+                values = used.unclamped(positions)
+            velocities, efforts = (velocity_and_effort(buffer, offset, count, double)
+                                   if dynamics is None else dynamics)
+            named = len(plan.names)
+            if not (_fits(velocities, named) and _fits(efforts, named)):
+                self._report_dynamics_mismatch(plan.names, velocities, efforts)
+            if used is not plan:
+                velocities = renamed_columns(velocities, plan.names, used.names)
+                efforts = renamed_columns(efforts, plan.names, used.names)
+            self._resolved.store(used, values, velocities, efforts, stamp,
+                                 stamp[0] * 1_000_000_000 + stamp[1])
 
     # Reports ------------------------------------------------------------------------------
 
