@@ -265,7 +265,7 @@ class JointStream:
                 if self._resolved is not None:
                     positions = np.ndarray((len(names),), double, buffer, offset)
                     self._keep_for_resolved(plan, plan, None, positions, buffer, offset,
-                                         len(names), double, dynamics, stamp)
+                                            len(names), double, dynamics, stamp)
                 continue
             # Counted as rate limited on arrival; what follows counts it as it finds it.
             self.report.dropped[RATE_LIMIT] -= 1
@@ -276,7 +276,7 @@ class JointStream:
                 self._schedule(update.plan, update.plan.joint_index, stamp)
                 if self._resolved is not None:
                     self._keep_for_resolved(update.plan, plan, update.values, None, buffer,
-                                         offset, len(names), double, dynamics, stamp)
+                                            offset, len(names), double, dynamics, stamp)
         self._held_latest_ns = self._latest_seen_ns
 
     def multi_dof_joint_state(self, names: Sequence[str], poses: np.ndarray,
@@ -436,8 +436,8 @@ class JointStream:
                  offset: int, count: int, double: np.dtype, dynamics: tuple | None,
                  stamp: tuple[int, int]) -> None:
         """Keep a state computed on arrival, and hand the resolved state over if it is due."""
-        stamp_ns = self._keep_for_resolved(update.plan, plan, update.values, None, buffer, offset,
-                                        count, double, dynamics, stamp)
+        stamp_ns = self._keep_for_resolved(update.plan, plan, update.values, None, buffer,
+                                           offset, count, double, dynamics, stamp)
         # Without an interval (ignore_timestamp) every state goes out, whatever its source's
         # clock says next to the others'.
         if stamp_ns >= self._resolved_due_ns or not self._interval_ns:
@@ -457,12 +457,12 @@ class JointStream:
         for (plan, double), row in last.items():
             _, names, buffer, offset, _, stamp, _, dynamics = row
             self._keep_for_resolved(plan, plan, None, admitted[plan, double][0][-1], buffer,
-                                 offset, len(names), double, dynamics, stamp)
+                                    offset, len(names), double, dynamics, stamp)
 
     def _keep_for_resolved(self, used: UpdatePlan, plan: UpdatePlan, values: np.ndarray | None,
-                        positions: np.ndarray | None, buffer: bytes | np.ndarray, offset: int,
-                        count: int, double: np.dtype, dynamics: tuple | None,
-                        stamp: tuple[int, int]) -> int:
+                           positions: np.ndarray | None, buffer: bytes | np.ndarray,
+                           offset: int, count: int, double: np.dtype, dynamics: tuple | None,
+                           stamp: tuple[int, int]) -> int:
         """Keep a state for the resolved state; its stamp in ns.
 
         `values` are the outputs of `used` (`plan`, or less after a NaN), or None for those of
