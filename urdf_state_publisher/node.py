@@ -68,7 +68,7 @@ class ActiveModel:
     def serialize_resolved(self, fields: ResolvedFields) -> bytes:
         """The serialized joint_states message of the stream's resolved state `fields`."""
         if self._resolved_writer is None:
-            self._resolved_writer = ResolvedWriter(self.stream.resolved.names)
+            self._resolved_writer = ResolvedWriter(self.stream.model.scalar_joints)
         return self._resolved_writer.serialize(fields)
 
     def static_message(self, sec: int, nanosec: int) -> TFMessage:
@@ -115,8 +115,9 @@ class UrdfStatePublisher(Node):
         # What the node knows about its inputs: each JointStream reports to it, and the
         # diagnostics timer asks it what to say.
         config = self._config
-        self._health = JointStateHealth(
-            publishes_defaults=config.publish_default_positions or config.publish_joint_states)
+        # Before any joint state: the default positions on /tf, on joint_states, or both.
+        publishes_defaults = config.publish_default_positions or config.publish_joint_states
+        self._health = JointStateHealth(publishes_defaults=publishes_defaults)
         topics = self._joint_state_topics()
         if config.source_list:
             self._health.topics = topics
@@ -141,7 +142,7 @@ class UrdfStatePublisher(Node):
             qos_profile_sensor_data,
             qos_overriding_options=QoSOverridingOptions.with_default_policies())
         self.create_timer(DIAGNOSTICS_PERIOD_S, self._publish_diagnostics)
-        if config.publish_default_positions or config.publish_joint_states:
+        if publishes_defaults:
             self._default_timer = self.create_timer(
                 1.0 / min(config.publish_frequency, DEFAULT_POSITIONS_MAX_HZ),
                 self._publish_default_positions)
