@@ -19,7 +19,7 @@ import threading
 import time
 
 from builtin_interfaces.msg import Time
-from call_count import python_calls
+from call_count import python_steps
 from geometry_msgs.msg import Twist, Wrench
 from lxml import etree
 from node_fixtures import (
@@ -776,9 +776,9 @@ def test_tf_template_is_built_in_linear_time() -> None:
         frames = [(f'link_{i}', f'link_{i + 1}') for i in range(n)]
         return lambda: TransformTemplate(frames)
 
-    ratio = python_calls(build(8000)) / python_calls(build(1000))
+    ratio = python_steps(build(8000)) / python_steps(build(1000))
     # linear: 8x; quadratic: 64x
-    assert ratio < 16, f'8x the frames took {ratio:.1f}x the function calls'
+    assert ratio < 16, f'8x the frames took {ratio:.1f}x the steps'
 
 
 # --------------------------------------------------------------------------- parameters
