@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-# `--run-slow` (test/pytest_slow.py) and the skips a run may make (test/pytest_skip_policy.py).
-pytest_plugins = ['pytest_slow', 'pytest_skip_policy']
+# `--run-slow` (test/pytest_slow.py), the skips a run may make (test/pytest_skip_policy.py) and
+# `--rosdep-only`, the suite a ROS workspace runs (test/pytest_rosdep_only.py).
+pytest_plugins = ['pytest_slow', 'pytest_skip_policy', 'pytest_rosdep_only']
 
 # Every test run gets its own DDS domain so that parallel runs (two checkouts, CI next to a
 # developer) never see each other's topics. Set before rclpy is imported anywhere.

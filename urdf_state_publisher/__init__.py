@@ -6,6 +6,7 @@ The model layer imports no ROS package::
     model = RobotModel.from_file('robot.urdf.xacro', xacro_args=['prefix:=left_'])
     model.frame_pose('tool0', {'elbow_joint': 0.5})
 
+`__version__` is the version of the installed package (one version: package.xml, setup.py).
 The names below are imported on first use: the node's entry point (`process.main`) must be
 able to install its signal handlers before numpy or rclpy are loaded.
 """
@@ -28,6 +29,10 @@ __all__ = sorted(_MODULE_OF)
 
 
 def __getattr__(name: str):
+    if name == '__version__':  # package.xml's and setup.py's, as the installed metadata has it
+        from importlib.metadata import version
+
+        return version(__name__)
     module = _MODULE_OF.get(name)
     if module is None:
         raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
