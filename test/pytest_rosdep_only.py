@@ -27,6 +27,8 @@ BEYOND_ROSDEP = {
     'test_model.py': 'yourdfpy (forward-kinematics oracle) and jvrc-description (a real robot)',
     'test_description.py::test_jvrc1': 'jvrc-description (a real robot)',
     'test_reliability_loader.py': 'jvrc-description (a real robot to mutate)',
+    'test_reliability_node.py': 'jvrc-description (through the helpers of '
+                                'test_reliability_loader.py)',
     'test_tf_output_identity.py': 'jvrc-description (one of the recorded robots)',
     'test_benchmark_smoke.py': "jvrc-description (one of the benchmark's robots)",
     'test_lint.py': 'ruff',
@@ -35,8 +37,8 @@ BEYOND_ROSDEP = {
         'the rosdistro snapshot ../shared/rosdistro (beside the CI clone) and rosdep',
     'test_docs.py': 'myst-parser (rosdoc2 brings it; rosdep has only a pip key)',
 }
-# The importable modules behind those needs: a test file that imports one must be listed above
-# (test/test_rosdep_only.py checks it).
+# The importable modules behind those needs: a test file that imports one, or a test file listed
+# whole, must be listed above (test/test_rosdep_only.py checks it).
 MODULES_BEYOND_ROSDEP = ('yourdfpy', 'jvrc_description', 'trimesh', 'myst_parser')
 HOW_TO_RUN = ('run them in a checkout with `make test` (README), or install the test tools '
               'with `pip install -r requirements/dev.txt` and run pytest without ' + SWITCH)

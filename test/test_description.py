@@ -910,15 +910,11 @@ def test_read_description_file_xacro_error(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- a real robot
 
-def jvrc1_path() -> Path:
-    """Return the path of jvrc1.urdf from the jvrc-description package (a test dependency)."""
+def test_jvrc1() -> None:
     import jvrc_description  # here, so that `--rosdep-only` can leave out this test alone
 
-    return Path(jvrc_description.__file__).parent / 'urdf' / 'jvrc1.urdf'
-
-
-def test_jvrc1() -> None:
-    description = parse_description(read_description_file(jvrc1_path()))
+    path = Path(jvrc_description.__file__).parent / 'urdf' / 'jvrc1.urdf'
+    description = parse_description(read_description_file(path))
     assert isinstance(description, Description)
     assert description.name == 'jvrc1'
     assert description.root == 'base_link'
