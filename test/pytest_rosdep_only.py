@@ -54,10 +54,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
              '`colcon test --pytest-args ' + SWITCH + '`); the run lists them')
 
 
+def _selected(path: Path, config: pytest.Config) -> bool:
+    """Whether the run's paths include `path` (pytest also visits the files beside them)."""
+    for arg in config.args:
+        chosen = (config.invocation_params.dir / arg.split('::')[0]).resolve()
+        if chosen == path or chosen in path.parents:
+            return True
+    return False
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     if (config.getoption(SWITCH) and collection_path.parent == TEST_DIR
             and collection_path.name in _FILES):
-        _left_out.append(collection_path.name)
+        if _selected(collection_path, config):
+            _left_out.append(collection_path.name)
         return True
     return None
 
@@ -82,7 +92,7 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         terminalreporter.section(f'left out by {SWITCH}', yellow=True)
         for key in _left_out:
             write(f'{key}: needs {BEYOND_ROSDEP[key]}')
-        write(f'{len(_left_out)} of {len(BEYOND_ROSDEP)} left out; {HOW_TO_RUN}')
+        write(f'{len(_left_out)} left out; {HOW_TO_RUN}')
         return
     unimportable = sorted(
         Path(str(report.nodeid)).name for report in terminalreporter.stats.get('error', ())
