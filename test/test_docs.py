@@ -17,6 +17,8 @@ import pytest
 
 import urdf_state_publisher
 
+pytestmark = pytest.mark.ros_free
+
 DOC = REPO / 'doc'
 # The extensions rosdoc2 keeps from a package's conf.py (rosdoc2, sphinx_builder.py,
 # `allowed_extensions`); it adds autodoc itself, and myst_parser for Markdown pages.

@@ -23,6 +23,8 @@ import pytest
 
 import urdf_state_publisher
 
+pytestmark = pytest.mark.ros_free
+
 ROSDISTRO = REPO.parent / 'shared' / 'rosdistro'
 # The distros this package is released for, each with the platform the farm builds it on.
 PLATFORMS = {'jazzy': 'ubuntu:noble', 'kilted': 'ubuntu:noble', 'lyrical': 'ubuntu:resolute'}

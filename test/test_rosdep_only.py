@@ -13,10 +13,7 @@ import subprocess
 import sys
 
 from conftest import REPO
-import pytest
 from pytest_rosdep_only import BEYOND_ROSDEP, MODULES_BEYOND_ROSDEP, SWITCH
-
-pytestmark = pytest.mark.ros_free
 
 TEST_DIR = REPO / 'test'
 
