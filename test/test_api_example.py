@@ -1,5 +1,5 @@
-"""The README's Python API example runs as written, from the repository root, and prints what
-the README says it prints.
+"""The Python API example of doc/api.md runs as written, from the repository root, and prints
+what the page says it prints.
 
 What a print is said to print is the comment at the end of its line. A comment that is one of
 the descriptions in DESCRIBED is checked the way written there, against the robot read with
@@ -22,7 +22,7 @@ import xacro
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 
 REPO = Path(__file__).resolve().parent.parent
-README = REPO / 'README.md'
+API_PAGE = REPO / 'doc' / 'api.md'
 SECTION = 'python api'
 PYTHON_LANGUAGES = ('python', 'python3', 'py', 'pycon')
 HEADING = re.compile(r'^ {0,3}(#{1,6})\s+(.*?)\s*$')
@@ -265,7 +265,7 @@ def check_root_links_named(output: str, node: ast.stmt, tree: ast.AST, namespace
 
 
 Check = Callable[[str, ast.stmt, ast.AST, dict], None]
-# The README's descriptions of printed output, and how each is checked.
+# The page's descriptions of printed output, and how each is checked.
 DESCRIBED: dict[str, Check] = {
     'the kinematic tree, limits and mimics': check_tree,
     'what a joint-state source must drive': check_independent_joints,
@@ -275,9 +275,9 @@ DESCRIBED: dict[str, Check] = {
 }
 
 
-def test_readme_python_api_example_prints_what_the_readme_states(monkeypatch):
-    blocks = python_api_blocks(README.read_text(encoding='utf-8'))  # fails if README is gone
-    assert blocks, "README.md has no python code block under a 'Python API' heading"
+def test_the_python_api_example_prints_what_the_page_states(monkeypatch):
+    blocks = python_api_blocks(API_PAGE.read_text(encoding='utf-8'))  # fails if it is gone
+    assert blocks, "doc/api.md has no python code block under a 'Python API' heading"
     monkeypatch.chdir(REPO)
     printed: list[tuple[int, str]] = []
 
@@ -289,22 +289,22 @@ def test_readme_python_api_example_prints_what_the_readme_states(monkeypatch):
     namespace = {'__name__': '__main__', 'print': recording_print}
     stated = []
     for start, code in blocks:
-        # Padded so that line numbers, in a traceback and below, are the README's own.
+        # Padded so that line numbers, in a traceback and below, are the page's own.
         padded = '\n' * (start - 1) + code
-        exec(compile(padded, str(README), 'exec'), namespace)
+        exec(compile(padded, str(API_PAGE), 'exec'), namespace)
         tree = ast.parse(padded)
         stated += [(node, claim, tree) for node, claim in stated_outputs(padded)]
 
     assert stated, 'the example states none of its output'
     for node, claim, tree in stated:
-        where = f'README.md line {node.lineno}'
+        where = f'doc/api.md line {node.lineno}'
         output = ''.join(text for line, text in printed
                          if node.lineno <= line <= node.end_lineno).rstrip('\n')
         assert output, f'{where}: the statement printed nothing'
         check = DESCRIBED.get(claim)
         if check is None:
             assert output == claim, (
-                f'{where}: the README says it prints {claim!r}, and it printed {output!r} (a '
+                f'{where}: the page says it prints {claim!r}, and it printed {output!r} (a '
                 'comment that describes the output instead needs its check in DESCRIBED)')
         else:
             check(output, node, tree, namespace)

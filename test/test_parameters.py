@@ -1,4 +1,4 @@
-"""PARAMETERS is the one place: the params file and the README table agree with it, or a test
+"""PARAMETERS is the one place: the params file and the documented table agree with it, or a test
 names the parameter and the place; the node describes every parameter over DDS as declared.
 """
 
@@ -20,7 +20,7 @@ from urdf_state_publisher.parameters import (
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS_FILE = ROOT / 'config' / 'urdf_state_publisher.yaml'
-README = ROOT / 'README.md'
+PARAMETERS_PAGE = ROOT / 'doc' / 'parameters.md'
 MISSING = object()
 
 
@@ -42,10 +42,10 @@ def params_file_disagreements(specs, text: str) -> list[str]:
     return found
 
 
-def readme_disagreements(specs, text: str) -> list[str]:
-    """Where the README's parameter table differs from `specs`, one line per parameter."""
-    place = 'README.md, the Parameters table'
-    section = text.split('\n## Parameters\n', 1)[1].split('\n## ', 1)[0]
+def table_disagreements(specs, text: str) -> list[str]:
+    """Where the table of doc/parameters.md differs from `specs`, one line per parameter."""
+    place = 'doc/parameters.md, the parameter table'
+    section = text.split('# Parameters\n', 1)[1].split('\n## ', 1)[0]
     rows = {line.split('`')[1]: line for line in section.splitlines() if line.startswith('| `')}
     found = []
     for spec in specs:
@@ -64,8 +64,8 @@ def test_params_file_agrees_with_parameters():
         'python -m urdf_state_publisher.parameters yaml')
 
 
-def test_readme_table_agrees_with_parameters():
-    assert readme_disagreements(DOCUMENTED, README.read_text()) == []
+def test_the_documented_table_agrees_with_parameters():
+    assert table_disagreements(DOCUMENTED, PARAMETERS_PAGE.read_text()) == []
 
 
 def test_a_changed_default_is_reported_in_each_place():
@@ -74,12 +74,13 @@ def test_a_changed_default_is_reported_in_each_place():
                     else spec for spec in DOCUMENTED)
     assert params_file_disagreements(changed, PARAMS_FILE.read_text()) == [
         'config/urdf_state_publisher.yaml: publish_frequency is 20.0, PARAMETERS says 30.0']
-    [readme] = readme_disagreements(changed, README.read_text())
-    assert readme.startswith('README.md, the Parameters table: publish_frequency reads')
-    assert '`30.0`' in readme
+    [documented] = table_disagreements(changed, PARAMETERS_PAGE.read_text())
+    assert documented.startswith(
+        'doc/parameters.md, the parameter table: publish_frequency reads')
+    assert '`30.0`' in documented
 
 
-# The parameters with their types and defaults, as the README documents them.
+# The parameters with their types and defaults, as doc/parameters.md documents them.
 DEFAULTS = {'robot_description': '', 'description_file': '', 'xacro_args': (),
             'use_robot_description_topic': False, 'publish_frequency': 20.0,
             'ignore_timestamp': False, 'frame_prefix': '', 'use_smallest_joint_limits': False,
@@ -154,7 +155,7 @@ def described(start_node, probe):
     return (dict(zip(names, descriptors.descriptors)), dict(zip(names, values.values)))
 
 
-# rcl_interfaces ParameterType of each parameter, as the README's table documents it.
+# rcl_interfaces ParameterType of each parameter, as the table in doc/parameters.md gives it.
 BOOL, DOUBLE, STRING, STRING_ARRAY = 1, 3, 4, 9
 ROS_TYPES = {'robot_description': STRING, 'description_file': STRING,
              'xacro_args': STRING_ARRAY, 'use_robot_description_topic': BOOL,
