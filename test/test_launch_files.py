@@ -764,7 +764,7 @@ def test_params_file_sets_every_declared_parameter(declared_parameters,
     # The empty string arrays are in the file as commented examples: YAML's [] has no type.
     listed = yaml_parameter_names(PARAMS_FILE) | {'xacro_args', 'source_list'}
     # The QoS-override parameters of the subscriptions are rclpy's standard read-only ones,
-    # documented in the README rather than listed.
+    # documented in doc/topics.md rather than listed.
     ours = {n for n in declared_parameters - rclpy_standard_parameters
             if not n.startswith('qos_overrides.')}
     assert ours, 'the node declares no parameters of its own?'
@@ -996,9 +996,10 @@ def test_what_the_launch_files_import_is_a_run_dependency():
     assert imported | {'python3-yaml'} <= _exec_depends()
 
 
-def test_the_readme_says_how_to_install_the_display_tools():
+def test_the_docs_say_how_to_install_the_display_tools():
     from urdf_state_publisher.launch_support import install_hint
 
-    readme = (PACKAGE_ROOT / 'README.md').read_text(encoding='utf-8')
+    page = (PACKAGE_ROOT / 'doc' / 'launch.md').read_text(encoding='utf-8')
+    section = page.split('\n## Installing the display tools\n', 1)[1].split('\n## ', 1)[0]
     command = install_hint(DISPLAY_PACKAGES, None).split('`')[1]
-    assert command in readme
+    assert command in section
