@@ -1,0 +1,196 @@
+"""Every code block in doc/ is run by a test, and what it states it prints is compared.
+
+`EXAMPLES` names, for each block (its page and first line), the test that runs it: the tests
+of this file for the blocks nothing else runs, and the tests elsewhere that already do (the
+Python API example, the docs build, the display tools' install command). A block not listed
+fails `test_every_code_block_in_doc_is_run_by_a_test` until it is given a test; a block that
+needs what no test run here has (a ROS 2 install with `ros2` on the path, root) says so, with
+the tests that run what can be run of it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from xml.etree import ElementTree
+
+from conftest import REPO, SAMPLE_URDF, SAMPLE_XACRO
+from node_fixtures import call_service, wait_for_log
+import pytest
+from rcl_interfaces.msg import ParameterType
+from rcl_interfaces.srv import GetParameters
+import xacro
+import yaml
+
+from urdf_state_publisher.launch_support import LaunchArgumentError, node_setup
+from urdf_state_publisher.parameters import DOCUMENTED, NodeConfig
+
+DOC = REPO / 'doc'
+FENCE = re.compile(r'^(`{3,})\s*(\S*)')
+THIS = 'test_doc_examples.py::'
+EXAMPLES = {
+    ('api.md', 'from urdf_state_publisher import DescriptionError, RobotModel'):
+        'test_api_example.py::test_the_python_api_example_prints_what_the_page_states',
+    ('api.md', '.. automodule:: urdf_state_publisher'):
+        'test_docs.py::test_the_api_page_documents_every_public_name',
+    ('diagnostics.md', '[INFO] [...] [urdf_state_publisher]: robot description:'):
+        THIS + 'test_the_log_of_a_description_with_extensions_is_as_shown',
+    ('launch.md', '[ERROR] [launch]: Caught exception in launch (see debug for traceback): '
+                  'launch argument publish_frequency'):
+        THIS + 'test_the_launch_argument_errors_are_as_shown',
+    ('launch.md', 'sudo apt install ros-$ROS_DISTRO-rviz2'):
+        'test_launch_files.py::test_the_docs_say_how_to_install_the_display_tools (the '
+        'command display.launch.py prints; running it needs root and a ROS 2 apt source)',
+    ('launch.md', 'cd ~/ros2_ws/src && git clone <this repository> urdf_state_publisher'):
+        'needs a ROS 2 install (rosdep, ros2): test_colcon_workspace.py builds the package '
+        'with colcon and runs the installed executable, test/ros_install/test_launch_smoke.py '
+        'launches urdf_state_publisher.launch.py under colcon test',
+    ('merging.md', '# before: two nodes'):
+        THIS + 'test_the_merging_example_gives_one_node_the_two_nodes_parameters',
+    ('topics.md', '/**:'):
+        THIS + 'test_the_queue_depth_override_sets_the_subscription_depth',
+    ('urdf.md', 'urdf_state_publisher_inspect robot.urdf.xacro'):
+        THIS + 'test_the_inspect_command_runs_on_the_sample_robot',
+    ('development.md', 'make demo'):
+        'the commands that run the demo and this suite: test_demo.py runs the demo, .ci/run '
+        'runs make test',
+    ('development.md', 'make test ROS_DISTRO=kilted PYTHON=3.12'):
+        '.ci/run runs make test with these arguments (kilted on 3.12, none on 3.13)',
+}
+
+
+def code_blocks() -> list[tuple[str, int, str, str]]:
+    """(page, first line number, language, code) of every fenced block of doc/*.md."""
+    blocks = []
+    for page in sorted(DOC.glob('*.md')):
+        fence, language, code, start = None, '', [], 0
+        for number, line in enumerate(page.read_text(encoding='utf-8').splitlines(), 1):
+            if fence is None:
+                opening = FENCE.match(line)
+                if opening:
+                    fence, language, code, start = opening.group(1), opening.group(2), [], number
+            elif line.strip() == fence:
+                blocks.append((page.name, start + 1, language, '\n'.join(code) + '\n'))
+                fence = None
+            else:
+                code.append(line)
+    return blocks
+
+
+def block(page: str, first_line: str) -> str:
+    [code] = [code for name, _, _, code in code_blocks()
+              if name == page and code.startswith(first_line)]
+    return code
+
+
+def test_every_code_block_in_doc_is_run_by_a_test():
+    found = {(page, code.splitlines()[0]) for page, _, _, code in code_blocks()}
+    unlisted = sorted(f'doc/{page} line {line}: {code.splitlines()[0]!r}'
+                      for page, line, _, code in code_blocks()
+                      if not any(page == p and code.startswith(first)
+                                 for p, first in EXAMPLES))
+    assert unlisted == [], 'blocks no test runs: list each in EXAMPLES with its test'
+    stale = [key for key in EXAMPLES
+             if not any(page == key[0] and line.startswith(key[1]) for page, line in found)]
+    assert stale == []
+    for test in EXAMPLES.values():
+        if '::' in test:  # the named test exists
+            file, name = test.split(' ', 1)[0].split('::')
+            assert f'def {name}(' in (REPO / 'test' / file).read_text(), test
+
+
+def test_the_inspect_command_runs_on_the_sample_robot(tmp_path):
+    [command] = block('urdf.md', 'urdf_state_publisher_inspect').splitlines()
+    # The example's robot is the sample; its optional arguments are given, unbracketed.
+    words = [word.strip('[]') for word in shlex.split(command)]
+    assert words[:2] == ['urdf_state_publisher_inspect', 'robot.urdf.xacro']
+    result = subprocess.run(
+        [sys.executable, '-m', 'urdf_state_publisher.inspect_cli', str(SAMPLE_XACRO),
+         *words[2:]], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr  # --strict: no warnings
+    expanded = ElementTree.fromstring(
+        xacro.process_file(str(SAMPLE_XACRO), mappings={'prefix': 'left_'}).toxml())
+    for joint in expanded.iter('joint'):
+        assert joint.get('name').startswith('left_') and joint.get('name') in result.stdout
+    assert (tmp_path / 'tree.dot').read_text().startswith('digraph')
+
+
+def test_the_launch_argument_errors_are_as_shown(tmp_path, monkeypatch):
+    # launch prints an exception that ends the launch as
+    # '[ERROR] [launch]: Caught exception in launch (see debug for traceback): <message>'.
+    prefix = '[ERROR] [launch]: Caught exception in launch (see debug for traceback): '
+    monkeypatch.chdir(tmp_path)  # where no robot.urdf.xacro is
+    lines = block('launch.md', prefix).splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        assert line.startswith(prefix)
+        message = line.removeprefix(prefix)
+        argument, value = re.fullmatch(r"launch argument (\w+): .*'(.*)'", message).groups()
+        with pytest.raises(LaunchArgumentError) as raised:
+            node_setup({argument: value}, '/', str(REPO))
+        assert str(raised.value) == message
+
+
+class LaunchNodes:
+    """Stands in for launch_ros.actions.Node: records each call's arguments."""
+
+    def __init__(self):
+        self.made: list[dict] = []
+
+    def __call__(self, **kwargs):
+        self.made.append(kwargs)
+        return kwargs
+
+
+def test_the_merging_example_gives_one_node_the_two_nodes_parameters():
+    code = block('merging.md', '# before: two nodes')
+    nodes = LaunchNodes()
+    exec(compile(code, str(DOC / 'merging.md'), 'exec'),
+         {'Node': nodes, 'robot_description': SAMPLE_URDF.read_text()})
+    joint_state_publisher, robot_state_publisher, ours = nodes.made
+    [jsp], [rsp], [parameters] = (node['parameters'] for node in nodes.made)
+    assert (joint_state_publisher['package'], robot_state_publisher['package']) == (
+        'joint_state_publisher', 'robot_state_publisher')
+    assert (ours['package'], ours['executable']) == ('urdf_state_publisher',
+                                                     'urdf_state_publisher')
+    # The two nodes' parameters, given to one, which takes every one of them together.
+    assert parameters['source_list'] == jsp['source_list']
+    assert parameters['robot_description'] == rsp['robot_description']
+    assert set(parameters) <= {spec.name for spec in DOCUMENTED}
+    config = NodeConfig.from_values(parameters)
+    assert config.publish_joint_states is True
+    assert tuple(config.source_list) == tuple(jsp['source_list'])
+
+
+def test_the_queue_depth_override_sets_the_subscription_depth(start_node, probe):
+    values = yaml.safe_load(block('topics.md', '/**:'))['/**']['ros__parameters']
+    depth = values['qos_overrides']['/joint_states']['subscription']['depth']
+    assert depth == 100  # the depth the page measured
+    node = start_node({**values, 'description_file': str(SAMPLE_URDF)})
+    client = probe.node.create_client(GetParameters, '/urdf_state_publisher/get_parameters')
+    probe.wait_until(client.service_is_ready, timeout=30, what='the parameter service')
+    name = 'qos_overrides./joint_states.subscription.depth'
+    response = call_service(client, GetParameters.Request(names=[name]), probe.spin, 30,
+                            f'the parameter {name}')
+    [value] = response.values
+    assert (value.type, value.integer_value) == (ParameterType.PARAMETER_INTEGER, depth)
+    assert node.running(), node.output()
+
+
+def test_the_log_of_a_description_with_extensions_is_as_shown(start_node, probe):
+    shown = block('diagnostics.md', '[INFO] [...] [urdf_state_publisher]:').splitlines()
+    page = (DOC / 'diagnostics.md').read_text(encoding='utf-8')
+    [fixture] = re.findall(r'For (test/fixtures/\S+\.urdf)', page)
+    node = start_node({'description_file': str(REPO / fixture)})
+    output = wait_for_log(node, probe, ' warnings\n', timeout=20.0)
+    # '[...]' stands for the stamp rcutils writes.
+    patterns = [re.compile(re.escape(line).replace(re.escape('[...]'), r'\[[0-9.]+\]'))
+                for line in shown]
+    lines = [line for line in output.splitlines() if line.startswith('[')]
+    matched = [line for line in lines if any(p.fullmatch(line) for p in patterns)]
+    assert len(matched) == len(patterns), output  # each line once, in this order
+    assert all(p.fullmatch(line) for p, line in zip(patterns, matched)), output
+    assert not [line for line in lines if line.startswith(('[WARN]', '[ERROR]'))], output
+
