@@ -61,8 +61,9 @@ def run_pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     for name in MODULES_BEYOND_ROSDEP:
         (missing / f'{name}.py').write_text(
             f'raise ModuleNotFoundError("No module named {name!r}", name={name!r})\n')
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        filter(None, [str(missing), os.environ.get('PYTHONPATH')])))
+    # Not the options of the run around this one (colcon passes its own in PYTEST_ADDOPTS).
+    env = {key: value for key, value in os.environ.items() if key != 'PYTEST_ADDOPTS'}
+    env['PYTHONPATH'] = os.pathsep.join(filter(None, [str(missing), env.get('PYTHONPATH')]))
     return subprocess.run(
         [sys.executable, '-m', 'pytest', '-p', 'no:randomly', '-p', 'no:cacheprovider', *args],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600)

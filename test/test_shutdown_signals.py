@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import os
 from pathlib import Path
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -41,9 +42,14 @@ PARALLEL_STARTS = 2
 
 def entry_points() -> dict[str, list[str]]:
     """The two ways a user starts the node, as commands."""
-    script = Path(sys.executable).with_name('urdf_state_publisher')
-    assert script.is_file(), f'the console script is not installed next to {sys.executable}'
-    return {'console script': [str(script)],
+    # pip puts the console script next to the interpreter (make env), colcon under the
+    # package's prefix in lib/urdf_state_publisher/ (setup.cfg), a prefix of AMENT_PREFIX_PATH.
+    places = [Path(sys.executable).parent] + [
+        Path(prefix) / 'lib' / 'urdf_state_publisher'
+        for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if prefix]
+    script = shutil.which('urdf_state_publisher', path=os.pathsep.join(map(str, places)))
+    assert script is not None, f'the console script is in none of {places}'
+    return {'console script': [script],
             'python -m': [sys.executable, '-m', 'urdf_state_publisher']}
 
 
