@@ -3,7 +3,7 @@
 The node subscribes to joint_states with `raw=True`: rclpy then hands over the bytes the
 middleware received instead of building a message of N Python strings and three float lists,
 which costs more than everything else the node does with a JointState. The encoding is CDR
-(OMG DDS-XTypes, plain CDR version 1), what every ROS 2 middleware sends for ROS messages:
+(OMG DDS-XTypes, plain CDR version 1), what every ROS 2 middleware sends for ROS messages::
 
     4 bytes encapsulation: 00 00 (big-endian) or 00 01 (little-endian), then options
             (any other encapsulation is left to the middleware's deserializer, see
