@@ -62,7 +62,7 @@ CASES = {
 }
 DIAG = 'diag'
 SOURCE = deeper(RELIABLE, 100)  # the joint-state publishers
-DIAGNOSTICS_PERIOD_S = 1.0  # the node's /diagnostics are at 1 Hz (README)
+DIAGNOSTICS_PERIOD_S = 1.0  # the node's /diagnostics are at 1 Hz (doc/topics.md)
 
 
 def node_name(case: str) -> str:

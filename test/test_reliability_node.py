@@ -786,8 +786,8 @@ def test_tf_template_is_built_in_linear_time() -> None:
 @pytest.mark.parametrize('frequency', [1e-10, 1e-300])
 def test_tiny_publish_frequency_is_accepted_with_an_interval_that_cannot_overflow(
         frequency: float) -> None:
-    # README: any positive, finite number of Hz. The interval is added to stamps as int64 ns:
-    # with the latest stamp a JointState can carry it must stay below 2**63.
+    # doc/parameters.md: any positive, finite number of Hz. The interval is added to stamps as
+    # int64 ns: with the latest stamp a JointState can carry it must stay below 2**63.
     config = NodeConfig.from_values({'publish_frequency': frequency})
     latest_stamp_ns = INT32 * BILLION + BILLION - 1
     assert 10**18 <= config.publish_interval_ns < 2**63 - latest_stamp_ns

@@ -1,10 +1,10 @@
 """The node's parameters: every fact about each one, in PARAMETERS and nowhere else.
 
 From this table come the node's typed declarations (`declare`), the checked `NodeConfig`, the
-parameters file config/urdf_state_publisher.yaml (`config_yaml`), the README's parameter table
-(`readme_table`) and the launch files' arguments (`launch_arguments`). Print the generated
-texts with `python -m urdf_state_publisher.parameters yaml|readme`; the tests fail, naming the
-parameter and the file, when a file and this table disagree.
+parameters file config/urdf_state_publisher.yaml (`config_yaml`), the parameter table of
+doc/parameters.md (`readme_table`) and the launch files' arguments (`launch_arguments`). Print
+the generated texts with `python -m urdf_state_publisher.parameters yaml|readme`; the tests
+fail, naming the parameter and the file, when a file and this table disagree.
 
 This module imports neither rclpy nor launch at load: `declare` and `launch_arguments` import
 what they need when called, so the launch files and the ROS-free tests can import it.
@@ -30,7 +30,7 @@ class ParameterValueError(ValueError):
     """A parameter value the node cannot use; the message names the parameter."""
 
 
-# The value types, by the Python type of the default: (ROS ParameterType name, README name).
+# The value types, by the Python type of the default: (ROS ParameterType name, documented name).
 _TYPES = {
     bool: ('PARAMETER_BOOL', 'bool'),
     str: ('PARAMETER_STRING', 'string'),
@@ -54,7 +54,7 @@ class ParameterSpec:
 
     @property
     def type_name(self) -> str:
-        """The type as the README writes it: bool, string, double or string[]."""
+        """The type as doc/parameters.md writes it: bool, string, double or string[]."""
         return _TYPES[type(self.default)][1]
 
     def check(self, value: object) -> bool | str | float | tuple[str, ...]:
@@ -165,7 +165,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
 USE_SIM_TIME = ParameterSpec(
     'use_sim_time', False, 'Use the /clock topic as the time source.', launch_argument=True)
 
-# What the parameters file, the README table and the launch files speak of.
+# What the parameters file, the documented table and the launch files speak of.
 DOCUMENTED: tuple[ParameterSpec, ...] = (*PARAMETERS, USE_SIM_TIME)
 
 # The launch arguments that set the parameter of the same name, with the value type for
@@ -297,7 +297,7 @@ def config_yaml() -> str:
 
 
 def readme_row(spec: ParameterSpec) -> str:
-    """The README table row of one parameter."""
+    """The row of one parameter in the table of doc/parameters.md."""
     words = re.sub(r'(<\w+>)', r'`\1`', spec.description)
     if spec.constraints:
         words += f' Constraints: {spec.constraints}.'
@@ -307,7 +307,7 @@ def readme_row(spec: ParameterSpec) -> str:
 
 
 def readme_table() -> str:
-    """The README's parameter table."""
+    """The parameter table of doc/parameters.md."""
     rows = ['| name | type, default | meaning |', '|---|---|---|']
     return '\n'.join(rows + [readme_row(spec) for spec in DOCUMENTED]) + '\n'
 
