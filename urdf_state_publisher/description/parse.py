@@ -142,16 +142,27 @@ def _parse_description(text: str | bytes) -> Description:
 
 def _read_document(root: Any) -> Description:
     strip_default_namespace(root)
+    wrapper = None
     if root.tag != 'robot':
-        raise DescriptionError(
-            f'the root element is <{shorten(str(root.tag))}>, not <robot>; a URDF must be a '
-            '<robot> document')
+        # joint_state_publisher reads the first <robot> anywhere, and its own test robots
+        # wrap it in <urdf>: one <robot> directly inside the root is read, with a warning.
+        robots = root.findall('robot')
+        if len(robots) != 1:
+            raise DescriptionError(
+                f'the root element is <{shorten(str(root.tag))}>, not <robot>; a URDF must be '
+                'a <robot> document')
+        wrapper, root = root.tag, robots[0]
     robot_name = root.get('name')
     if robot_name is None:
         raise DescriptionError('the <robot> element has no name attribute; add name="..."')
     version = read_version(root.get('version'))
 
     warnings = Warnings()
+    if wrapper is not None:
+        warnings.append(
+            f'<robot> is inside <{shorten(str(wrapper))}>{line_of(root)}: read as '
+            'joint_state_publisher reads it, but robot_state_publisher refuses such a '
+            'document; make <robot> the root element')
     tally = ExtensionTally()
     # Children filtered by tag in C: junk elements cost no Python time.
     by_tag: dict[str, list[Any]] = {tag: [] for tag in _READ_ROBOT_CHILDREN}
