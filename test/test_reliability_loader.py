@@ -691,6 +691,48 @@ def test_fuzz_mutated_urdf_1_1_sample_arm(data: st.DataObject) -> None:
     check_document(serialize(root, data), data, 'sample_arm 1.1')
 
 
+# URDF 1.2 documents -----------------------------------------------------------------------
+
+LIMIT_1_2_ATTRIBUTES = ['lower', 'upper', 'effort', 'velocity', 'acceleration', 'deceleration',
+                        'jerk']
+SHAPES_1_2 = ['<sphere radius="{0}"/>', '<box size="{0} {0} {0}"/>',
+              '<cylinder radius="0.1" length="{0}"/>', '<capsule radius="{0}" length="0.2"/>']
+
+
+def mutate_1_2(root: etree._Element, data: st.DataObject) -> None:
+    """Write a nasty number on one <limit> attribute (or drop one), or give a link a shape."""
+    if data.draw(st.booleans(), label='limit or shape'):
+        limit = _pick(data, list(root.iter('limit')), 'limit')
+        attribute = data.draw(st.sampled_from(LIMIT_1_2_ATTRIBUTES), label='attribute')
+        if data.draw(st.booleans(), label='drop'):
+            limit.attrib.pop(attribute, None)
+        else:
+            limit.set(attribute, data.draw(number_text, label='value'))
+        return
+    link = _pick(data, list(root.iter('link')), 'link')
+    part = etree.SubElement(link, data.draw(st.sampled_from(['visual', 'collision']),
+                                            label='part'))
+    shape = data.draw(st.sampled_from(SHAPES_1_2), label='shape')
+    geometry = etree.SubElement(part, 'geometry')
+    geometry.append(etree.fromstring(shape.format(data.draw(number_text, label='size'))))
+
+
+@fuzz_settings(SAMPLE_EXAMPLES)
+@given(st.data())
+def test_fuzz_mutated_urdf_1_2_sample_arm(data: st.DataObject) -> None:
+    """1.2's limits and shape checks: any nasty number is refused or makes a sound model."""
+    root = copy.deepcopy(SAMPLE_TREE)
+    root.set('version', '1.2')
+    for _ in range(data.draw(st.integers(1, 4), label='1.2 mutations')):
+        mutate_1_2(root, data)
+    for _ in range(data.draw(st.integers(0, 2), label='mutations')):
+        try:
+            mutate(root, data)
+        except ValueError:
+            pass  # lxml refuses text that XML cannot hold: that mutation is skipped
+    check_document(serialize(root, data), data, 'sample_arm 1.2')
+
+
 SPLICES = ['', '<', '>', '/>', '"', "'", '=', '&', '&amp;', '&#0;', '&#x110000;', '&#65;',
            '<![CDATA[', ']]>', '<!--', '-->', '<?pi x?>', '<link name="l"/>', '</joint>',
            '<joint name="j" type="fixed">', '<mimic joint="j"/>', 'xmlns="urn:x"',
