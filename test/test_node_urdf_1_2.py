@@ -57,32 +57,38 @@ RELOADED_1_2 = declared(SAMPLE.replace(TORSO_LIMIT, '<limit lower="0.0" upper="0
   </joint>
 </robot>""")
 
+
+# One node at a time: each is used by one class and stopped when its class is done (both
+# publish the sample's frames on /tf and /tf_static and read the same joint_states).
 started_1_2 = node_link_fixture('urdf_1_2', {'robot_description': SAMPLE_1_2},
-                                fixture='started_1_2')
+                                fixture='started_1_2', scope='class')
 started_1_1 = node_link_fixture('urdf_1_1', {'robot_description': SAMPLE_1_1},
-                                fixture='started_1_1')
+                                fixture='started_1_1', scope='class')
 
 
-def test_a_node_started_on_a_1_2_description_publishes_its_tf(started_1_2):
-    link = started_1_2
-    link.begin()
-    static = late_joiner(link.probe, TFMessage, '/tf_static')[0]
-    assert {t.child_frame_id: t.header.frame_id for t in static.transforms} == SAMPLE_STATIC
-    message = link.publish_and_expect(link.joint_states(), joint_state(
-        ns(100), ['elbow_joint', 'torso_lift_joint'], [0.4, 0.2]))
-    assert children(message) == {'forearm_link', 'torso_link'}
-    assert_pose(by_child([message])['forearm_link'], sample_pose('elbow_joint', 0.4))
-    assert_pose(by_child([message])['torso_link'], sample_pose('torso_lift_joint', 0.2))
-    # A healthy 1.2 bringup: no WARN nor ERROR line.
-    assert not re.search(r'^\[(WARN|ERROR)\]', link.log(), re.MULTILINE), link.log()
+class TestStartedOnUrdf12:
+
+    def test_a_node_started_on_a_1_2_description_publishes_its_tf(self, started_1_2):
+        link = started_1_2
+        link.begin()
+        static = late_joiner(link.probe, TFMessage, '/tf_static')[0]
+        assert {t.child_frame_id: t.header.frame_id for t in static.transforms} == SAMPLE_STATIC
+        message = link.publish_and_expect(link.joint_states(), joint_state(
+            ns(100), ['elbow_joint', 'torso_lift_joint'], [0.4, 0.2]))
+        assert children(message) == {'forearm_link', 'torso_link'}
+        assert_pose(by_child([message])['forearm_link'], sample_pose('elbow_joint', 0.4))
+        assert_pose(by_child([message])['torso_link'], sample_pose('torso_lift_joint', 0.2))
+        # A healthy 1.2 bringup: no WARN nor ERROR line.
+        assert not re.search(r'^\[(WARN|ERROR)\]', link.log(), re.MULTILINE), link.log()
 
 
-def test_a_reload_from_1_1_to_1_2_swaps_the_model(started_1_1):
-    link = started_1_1
-    link.begin()
-    link.joint_states()
-    descriptions = link.probe.record(String, '/robot_description', LATCHED_QOS)
-    try:
+class TestReloadFromUrdf11To12:
+
+    def test_a_reload_from_1_1_to_1_2_swaps_the_model(self, started_1_1):
+        link = started_1_1
+        link.begin()
+        link.joint_states()
+        descriptions = link.probe.record(String, '/robot_description', LATCHED_QOS)
         [result] = link.set_parameters(robot_description=RELOADED_1_2)
         assert result.successful, result.reason
         link.probe.wait_until(lambda: descriptions and descriptions[-1].data == RELOADED_1_2,
@@ -93,6 +99,5 @@ def test_a_reload_from_1_1_to_1_2_swaps_the_model(started_1_1):
         assert_pose(by_child([message])['head_link'],
                     ((0, 0, 0.7), (0, 0, math.sin(0.15), math.cos(0.15))))
         assert_pose(by_child([message])['torso_link'], sample_pose('torso_lift_joint', 0.25))
-    finally:
-        [result] = link.set_parameters(robot_description=SAMPLE_1_1)
-        assert result.successful, result.reason
+        static = late_joiner(link.probe, TFMessage, '/tf_static')[0]
+        assert {t.child_frame_id: t.header.frame_id for t in static.transforms} == SAMPLE_STATIC
