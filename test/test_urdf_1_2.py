@@ -373,3 +373,12 @@ def test_the_inspection_cli_adds_no_columns_before_1_2(capsys, tmp_path) -> None
     assert main([str(path)]) == 0
     header = capsys.readouterr().out.split('\nJoints (1)\n')[1].splitlines()[0]
     assert re.search(r'velocity +effort +mimic \(as written\)$', header)
+
+
+def test_a_near_miss_of_a_1_2_attribute_warns_with_what_1_2_makes_of_its_absence() -> None:
+    text = robot('1.2', *joint('revolute', '<limit lower="0" upper="1" jrek="5"/>'))
+    description = parse_description(text)
+    assert description.warnings == (
+        "unknown attribute 'jrek' (line 6) in /robot/joint[@name='elbow']/limit ignored, so "
+        "jerk is not limited: did you mean 'jerk'?",)
+    assert limits_of(text)[-1] == INF
