@@ -1297,6 +1297,28 @@ def test_visual_elements_are_parsed_not_read() -> None:
         f'{extra_elements} more elements took {extra_steps} more steps')
 
 
+def test_repeated_visuals_of_a_1_2_link_are_checked_once() -> None:
+    """A 1.2 link's shapes are checked once per distinct shape: a repeated visual costs a few
+    steps more than in 1.1 (its origin's look-up), not a check of its box each time."""
+    def extra_steps(version: str) -> float:
+        small, large = (declared(padded_with_visuals(size), version)
+                        for size in (20_000, 220_000))
+        extra_visuals = large.count('<visual>') - small.count('<visual>')
+        small_steps = python_steps(lambda: RobotModel.from_urdf(small))
+        large_steps = python_steps(lambda: RobotModel.from_urdf(large))
+        return (large_steps - small_steps) / extra_visuals
+
+    per_visual_1_1, per_visual_1_2 = extra_steps('1.1'), extra_steps('1.2')
+    assert per_visual_1_1 > 1  # the count sees the 1.1 origin check
+    assert per_visual_1_2 < 3 * per_visual_1_1, (per_visual_1_1, per_visual_1_2)
+
+
+def declared(text: str, version: str) -> str:
+    """`text` (a <robot> without a version attribute) declaring URDF `version`."""
+    assert text.count('<robot name=') == 1
+    return text.replace('<robot name=', f'<robot version="{version}" name=', 1)
+
+
 def test_10000_link_chain_builds_and_updates() -> None:
     """Every joint continuous about z, each origin 1 mm along x turned 0.01 rad about z: the
     tip pose is a planar sum, computed here directly."""

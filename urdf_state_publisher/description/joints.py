@@ -207,6 +207,15 @@ def _limits_before_1_2(children: dict[str, Any], context: str) -> Limits:
                   velocity=_value(children, 'limit', 'velocity', context), effort=effort)
 
 
+def _finite_or_none(text: str) -> float | None:
+    """The finite number `text` holds, as values.finite reads it; None if none."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
 def _limits_1_2(element: Any, joint_type: JointType, context: str) -> Limits:
     """<limit> in a URDF 1.2 document, as urdfdom 6.0.0 reads it (ros/urdfdom#212, #249).
 
@@ -215,29 +224,35 @@ def _limits_1_2(element: Any, joint_type: JointType, context: str) -> Limits:
     deceleration the acceleration. Effort, velocity, acceleration, deceleration and jerk must not
     be negative; upper must not be below lower, whatever the joint type.
     """
-    where = f'{context} <limit>{line_of(element)}'
+    def where() -> str:  # the line is found only for a message: it costs a pass over the text
+        return f'{context} <limit>{line_of(element)}'
+
     if joint_type in _POSITION_LIMITED_TYPES:
         for attribute in ('lower', 'upper'):
             if attribute not in element.attrib:
                 raise DescriptionError(
-                    f'{where} has no {attribute} attribute, which a {joint_type.value} joint '
+                    f'{where()} has no {attribute} attribute, which a {joint_type.value} joint '
                     f'needs in URDF 1.2; add {attribute}="..."')
-    lower = finite_attribute(element, 'lower', where, -math.inf)
-    upper = finite_attribute(element, 'upper', where, math.inf)
-    if lower > upper:
-        raise DescriptionError(
-            f'{where}: upper ({upper}) is smaller than lower ({lower}); swap them')
     values = {}
-    for attribute in _NON_NEGATIVE_1_2:
+    for attribute in ('lower', 'upper', *_NON_NEGATIVE_1_2):
         text = element.get(attribute)
         if text is None:
             continue
-        value = finite(text, where, attribute)
+        value = _finite_or_none(text)
+        if value is None:
+            finite(text, where(), attribute)  # raises, saying what the text is
+        values[attribute] = value
+    lower, upper = values.get('lower', -math.inf), values.get('upper', math.inf)
+    if lower > upper:
+        raise DescriptionError(
+            f'{where()}: upper ({upper}) is smaller than lower ({lower}); swap them')
+    for attribute in _NON_NEGATIVE_1_2:
+        value = values.get(attribute, 0.0)
         if value < 0.0:
+            text = element.get(attribute)
             raise DescriptionError(
                 f'{context} <limit {attribute}="{cut(text)}">{line_of(element)}: {attribute} '
                 f'cannot be negative; give 0 or more, or leave {attribute} out for no limit')
-        values[attribute] = value
     acceleration = values.get('acceleration', math.inf)
     return Limits(lower=lower, upper=upper, velocity=values.get('velocity', math.inf),
                   effort=values.get('effort', math.inf), acceleration=acceleration,

@@ -9,6 +9,7 @@ negative in urdfdom 6 too).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from urdf_state_publisher.description.messages import cut, line_of, quoted
@@ -18,13 +19,14 @@ from urdf_state_publisher.errors import DescriptionError
 
 __all__ = ['check_shapes']
 
-# Per shape, its attributes and how many numbers each holds.
+# Per shape, its attributes; each holds one number but a box's size, which holds three.
 _SHAPE_ATTRIBUTES = {
-    'sphere': (('radius', 1),),
-    'box': (('size', 3),),
-    'cylinder': (('radius', 1), ('length', 1)),
-    'capsule': (('radius', 1), ('length', 1)),
+    'sphere': ('radius',),
+    'box': ('size',),
+    'cylinder': ('radius', 'length'),
+    'capsule': ('radius', 'length'),
 }
+_COUNTS = {'size': 3}
 _LINK_SHAPE_PARTS = ('visual', 'collision')
 
 
@@ -42,20 +44,36 @@ def check_shapes(element: Any, name: str, checked: set[tuple[str | None, ...]]) 
         attributes = _SHAPE_ATTRIBUTES.get(shape.tag)
         if attributes is None:
             continue
-        key = (shape.tag, *(shape.get(attribute) for attribute, _ in attributes))
+        key = (shape.tag, *map(shape.get, attributes))
         if key not in checked:
             _check_shape(shape, attributes, f'link {quoted(name)} <{part.tag}>')
             checked.add(key)
 
 
-def _check_shape(shape: Any, attributes: tuple[tuple[str, int], ...], context: str) -> None:
-    where = f'{context} <{shape.tag}>{line_of(shape)}'
-    for attribute, count in attributes:
+def _positive(text: str, count: int) -> bool:
+    """Whether `text` is `count` finite numbers greater than 0, as values.numbers reads them."""
+    parts = text.split()
+    if len(parts) != count:
+        return False
+    try:
+        values = [float(part) for part in parts]
+    except ValueError:
+        return False
+    return all(math.isfinite(value) and value > 0.0 for value in values)
+
+
+def _check_shape(shape: Any, attributes: tuple[str, ...], context: str) -> None:
+    for attribute in attributes:
+        count = _COUNTS.get(attribute, 1)
         text = shape.get(attribute)
+        if text is not None and _positive(text, count):
+            continue
+        # An error: only now is the line looked up (a pass over the whole text).
+        where = f'{context} <{shape.tag}>{line_of(shape)}'
         if text is None:
             raise DescriptionError(f'{where} has no {attribute} attribute; add {attribute}="..."')
-        if min(numbers(text, count, where, attribute)) <= 0.0:
-            what = 'every size' if count > 1 else f'the {attribute}'
-            raise DescriptionError(
-                f'{context} <{shape.tag} {attribute}="{cut(text)}">{line_of(shape)}: '
-                f'{attribute} must be greater than 0 in URDF 1.2; make {what} positive')
+        numbers(text, count, where, attribute)  # raises for a wrong count or a non-number
+        what = 'every size' if count > 1 else f'the {attribute}'
+        raise DescriptionError(
+            f'{context} <{shape.tag} {attribute}="{cut(text)}">{line_of(shape)}: '
+            f'{attribute} must be greater than 0 in URDF 1.2; make {what} positive')
