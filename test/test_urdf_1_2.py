@@ -382,3 +382,12 @@ def test_a_near_miss_of_a_1_2_attribute_warns_with_what_1_2_makes_of_its_absence
         "unknown attribute 'jrek' (line 6) in /robot/joint[@name='elbow']/limit ignored, so "
         "jerk is not limited: did you mean 'jerk'?",)
     assert limits_of(text)[-1] == INF
+
+
+@pytest.mark.parametrize('version', ['1.0', '1.1', '1.2'])
+@pytest.mark.parametrize('joint_type', ['revolute', 'prismatic'])
+def test_a_revolute_or_prismatic_joint_without_limit_is_refused_in_every_version(
+        version: str, joint_type: str) -> None:
+    """urdfdom 6.0.0 too: 1.2 makes <limit>'s attributes optional, not <limit> itself."""
+    message = error_of(robot(version, *joint(joint_type, '')))
+    assert message.startswith(f"joint 'elbow' is {joint_type} but has no <limit>; add <limit ")
