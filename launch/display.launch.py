@@ -1,6 +1,8 @@
 """Show a robot description in RViz 2, published by urdf_state_publisher.
 
-Before it starts anything, this checks its arguments and that RViz 2 (and, with gui:=true,
+Without gui:=true the node runs alone, publishing joint_states itself (every joint at its
+default), as joint_state_publisher does beside robot_state_publisher. Before it starts
+anything, this checks its arguments and that RViz 2 (and, with gui:=true,
 joint_state_publisher_gui) are installed: a problem ends the launch with one line and nothing
 running. RViz's view follows the node's namespace, frame_prefix and the model's root link.
 """
@@ -25,6 +27,7 @@ from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
 from urdf_state_publisher.launch_support import (
+    display_joint_states,
     GUI,
     install_hint,
     LaunchArgumentError,
@@ -111,12 +114,16 @@ def _launch_setup(context: LaunchContext) -> list:
             package='joint_state_publisher_gui', executable='joint_state_publisher_gui',
             name='joint_state_publisher_gui', namespace=LaunchConfiguration('namespace'),
             output='screen', parameters=sim_time))
+    # Without the sliders the node publishes joint_states itself, as joint_state_publisher
+    # would beside robot_state_publisher: the model shows at its defaults.
+    joint_states = display_joint_states(context.launch_configurations, flags)
     publisher = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(
             os.path.join(share, 'launch', 'urdf_state_publisher.launch.py')),
         # Every argument of urdf_state_publisher.launch.py, as given here.
         launch_arguments=[
-            (argument.name, LaunchConfiguration(argument.name))
+            (argument.name, joint_states if argument.name == 'publish_joint_states'
+             else LaunchConfiguration(argument.name))
             for argument in launch_arguments('')],
     )
     return [*actions, publisher, *viewers]

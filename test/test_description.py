@@ -969,3 +969,25 @@ def test_arbitrary_input_raises_only_description_error(text: str | bytes) -> Non
         parse_description(text)
     except DescriptionError:
         pass
+
+
+# --------------------------------------------------------------------------- the root element
+
+def test_one_robot_inside_another_root_is_read_with_a_warning() -> None:
+    # joint_state_publisher's own test robots are <urdf><robot>...</robot></urdf>.
+    text = f'<urdf>\n  {robot(links("a", "b"), joint("j", "a", "b"))}\n</urdf>'
+    description = parse_description(text)
+    assert description.name == 'bot' and [j.name for j in description.joints] == ['j']
+    assert description.warnings == (
+        '<robot> is inside <urdf> (line 2): read as joint_state_publisher reads it, but '
+        'robot_state_publisher refuses such a document; make <robot> the root element',)
+
+
+@pytest.mark.parametrize('text', [
+    '<sdf><model name="m"/></sdf>',
+    f'<urdf>{robot(links("a"))}{robot(links("b"), name="other")}</urdf>',
+    f'<urdf><group>{robot(links("a"))}</group></urdf>',
+], ids=['no_robot', 'two_robots', 'robot_deeper'])
+def test_any_other_root_is_refused(text) -> None:
+    with pytest.raises(DescriptionError, match='^the root element is <(sdf|urdf)>, not <robot>'):
+        parse_description(text)

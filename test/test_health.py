@@ -52,10 +52,10 @@ class Rig:
     """A JointStream and its JointStateHealth on a fake clock that counts milliseconds."""
 
     def __init__(self, model: RobotModel = SAMPLE, *, defaults: bool = False,
-                 frequency: float = 20.0):
+                 frequency: float = 20.0, **options):
         self.ms = 0
         self.health = JointStateHealth(clock=lambda: self.ms / 1000,
-                                       publishes_defaults=defaults)
+                                       publishes_defaults=defaults, **options)
         self.stream = self.stream_of(model, frequency)
         self.assessments: list = []
 
@@ -239,6 +239,33 @@ def test_joints_no_message_has_carried_are_named_after_the_grace_period():
     made = rig.run(1, (ARM, 10), (GRIPPER, 10))
     assert made[0].level == Level.OK
     assert made[0].log == (LogLine(Level.OK, 'every moving joint has received a value'),)
+
+
+def test_joints_held_by_zeros_are_passive_on_purpose_not_never_received():
+    rig = Rig(held=frozenset({'left_finger_joint'}))
+    made = rig.run(GRACE_S + 3, (ARM, 10))
+    assert levels(made) == [Level.OK] * len(made) and log_of(made) == []
+    assert made[-1].message == 'publishing'
+    assert values(made[-1])['joints never received'] == ''
+    assert values(made[-1])['joints held by zeros (named by no source)'] == 'left_finger_joint'
+
+    made = rig.run(1, (ARM, 10), (GRIPPER, 10))  # a source names it: the source's now
+    assert values(made[-1])['joints held by zeros (named by no source)'] == ''
+
+
+def test_without_a_joint_state_topic_the_defaults_are_ok_and_said_so():
+    rig = Rig(MIXED, defaults=True, reads_joint_states=False)
+    made = rig.run(WAIT_S + GRACE_S + 2)
+    assert levels(made) == [Level.OK] * len(made) and log_of(made) == []
+    assert made[-1].message == 'publishing default positions: no joint-state source is configured'
+    # A MultiDOFJointState source: its pose joints are expected, the others are defaults.
+    pose = np.array([IDENTITY])
+    for _ in range(round((GRACE_S + 2) * 100)):
+        rig.ms += 10
+        rig.stream.multi_dof_joint_state(['float_joint'], pose, rig.stamp())
+        if rig.ms % 1000 == 0:
+            made.append(rig.health.assess())
+    assert made[-1].message == 'joints never received: planar_joint'
 
 
 def test_a_long_list_of_joints_never_received_is_cut():

@@ -510,8 +510,8 @@ def test_main_launch_file_arguments(monkeypatch):
     """urdf_state_publisher.launch.py declares its arguments, every one empty = not given."""
     declared = declared_launch_arguments(MAIN_LAUNCH, monkeypatch)
     assert list(declared) == [
-        'model', 'xacro_args', 'namespace', 'publish_frequency', 'frame_prefix', 'use_sim_time',
-        'params_file']
+        'model', 'xacro_args', 'namespace', 'publish_frequency', 'frame_prefix',
+        'publish_joint_states', 'use_sim_time', 'params_file']
     assert {argument.kwargs['default_value'] for argument in declared.values()} == {''}
 
 
@@ -645,11 +645,35 @@ def test_display_declares_and_forwards_every_argument_of_the_main_launch_file(
     (include,) = [thing for thing in actions if thing.kind == 'IncludeLaunchDescription']
     (source,) = include.args
     assert source.args == (str(MAIN_LAUNCH),)
-    pairs = {}
-    for name, value in include.kwargs['launch_arguments']:
-        assert value.kind == 'LaunchConfiguration'
-        pairs[name] = value.name
-    assert pairs == {name: name for name in main}
+    pairs = dict(include.kwargs['launch_arguments'])
+    # without the sliders the node publishes joint_states itself (joint_state_publisher's role)
+    assert pairs.pop('publish_joint_states') == 'true'
+    assert {name: value.name for name, value in pairs.items()
+            if value.kind == 'LaunchConfiguration'} == {
+        name: name for name in main if name != 'publish_joint_states'}
+
+
+@pytest.mark.parametrize('arguments, expected', [
+    ({}, 'true'),
+    ({'publish_joint_states': 'false'}, 'false'),  # bring your own joint_states
+    ({'gui': 'true'}, ''),  # the sliders publish them; the node reads them
+    ({'gui': 'true', 'publish_joint_states': 'false'}, 'false'),
+], ids=['alone', 'own_joint_states', 'sliders', 'sliders_and_false'])
+def test_display_lets_the_node_publish_joint_states_unless_the_sliders_do(
+        monkeypatch, viewers_installed, arguments, expected):
+    actions, _ = display_setup(monkeypatch, **arguments)
+    (include,) = [thing for thing in actions if thing.kind == 'IncludeLaunchDescription']
+    assert dict(include.kwargs['launch_arguments'])['publish_joint_states'] == expected
+
+
+def test_display_refuses_the_sliders_and_the_node_both_publishing_joint_states(
+        monkeypatch, viewers_installed):
+    from urdf_state_publisher.launch_support import LaunchArgumentError
+
+    function, context, made = prepared_setup(DISPLAY_LAUNCH, monkeypatch, gui='true',
+                                             publish_joint_states='true')
+    with pytest.raises(LaunchArgumentError, match='^launch argument publish_joint_states: '):
+        function(context)
 
 
 def _rendered_config(actions: list) -> dict:
@@ -714,8 +738,8 @@ def test_shared_files_exist_and_setup_py_installs_their_folders():
 
 def given_parameter_names(monkeypatch, tmp_path) -> set[str]:
     """Every parameter name the main launch file gives the node, over its kinds of setup."""
-    everything = {name: 'true' if name == 'use_sim_time' else '1.0' if name == 'publish_frequency'
-                  else 'x/' for name in LAUNCH_OVERRIDES}
+    text = {bool: 'true', float: '1.0', str: 'x/'}
+    everything = {name: text[kind] for name, kind in LAUNCH_OVERRIDES.items()}
     cases = [
         {},
         {'params_file': _params_file(tmp_path, {'use_robot_description_topic': True},

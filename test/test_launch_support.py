@@ -57,6 +57,7 @@ BAD_ARGUMENTS = [
     ('publish_frequency', 'nan', 'a positive, finite number of Hz'),
     ('use_sim_time', 'yes', 'true or false'),
     ('use_sim_time', '2', 'true or false'),
+    ('publish_joint_states', 'on', 'true or false'),
     ('gui', 'maybe', 'true or false'),
 ]
 
@@ -72,7 +73,7 @@ def test_a_bad_typed_argument_is_one_line_naming_it(name, text, accepts):
 def test_every_typed_parameter_argument_is_checked():
     """Each argument that sets a parameter of a checked type refuses text of another type."""
     checked = {name for name, kind in LAUNCH_OVERRIDES.items() if kind is not str}
-    assert checked == {'publish_frequency', 'use_sim_time'}
+    assert checked == {'publish_frequency', 'publish_joint_states', 'use_sim_time'}
     for name in checked:
         with pytest.raises(LaunchArgumentError, match=f'^launch argument {name}: '):
             parameter_overrides({name: 'not-a-value'})

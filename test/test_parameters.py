@@ -84,7 +84,9 @@ def test_a_changed_default_is_reported_in_each_place():
 DEFAULTS = {'robot_description': '', 'description_file': '', 'xacro_args': (),
             'use_robot_description_topic': False, 'publish_frequency': 20.0,
             'ignore_timestamp': False, 'frame_prefix': '', 'use_smallest_joint_limits': False,
-            'publish_default_positions': False, 'source_list': (), 'publish_joint_states': False}
+            'publish_default_positions': False, 'source_list': (), 'publish_joint_states': False,
+            'rate': 10.0, 'use_mimic_tags': True, 'publish_default_velocities': False,
+            'publish_default_efforts': False}
 
 
 def test_node_config_has_a_field_per_parameter():
@@ -116,10 +118,22 @@ def test_friendly_values_are_converted(values, expected):
     ({'ignore_timestamp': 'yes'}, 'ignore_timestamp must be true or false'),
     ({'xacro_args': [1]}, 'xacro_args must be a list'),
     ({'xacro_args': ['prefix']}, "xacro_args: xacro argument 'prefix' is not of the form"),
+    ({'rate': 0}, 'rate must be a positive number of Hz, at most 1000, got 0.0'),
+    ({'rate': 1500}, 'rate must be a positive number of Hz, at most 1000'),
 ])
 def test_unusable_values_name_the_parameter(values, message):
     with pytest.raises(ParameterValueError, match='^' + message.replace('(', r'\(')):
         NodeConfig.from_values(values)
+
+
+@pytest.mark.parametrize('values, topics', [
+    ({}, ('joint_states',)),  # robot_state_publisher's
+    ({'publish_joint_states': True}, ()),  # joint_state_publisher's without a source_list
+    ({'source_list': ['a/joint_states', 'b']}, ('a/joint_states', 'b')),
+    ({'source_list': ['a/joint_states'], 'publish_joint_states': True}, ('a/joint_states',)),
+])
+def test_the_joint_state_topics_follow_source_list_and_the_resolved_output(values, topics):
+    assert NodeConfig.from_values(values).joint_state_topics == topics
 
 
 def test_main_prints_the_generated_texts(capsys):
@@ -161,7 +175,9 @@ ROS_TYPES = {'robot_description': STRING, 'description_file': STRING,
              'xacro_args': STRING_ARRAY, 'use_robot_description_topic': BOOL,
              'publish_frequency': DOUBLE, 'ignore_timestamp': BOOL, 'frame_prefix': STRING,
              'use_smallest_joint_limits': BOOL, 'publish_default_positions': BOOL,
-             'source_list': STRING_ARRAY, 'publish_joint_states': BOOL}
+             'source_list': STRING_ARRAY, 'publish_joint_states': BOOL, 'rate': DOUBLE,
+             'use_mimic_tags': BOOL, 'publish_default_velocities': BOOL,
+             'publish_default_efforts': BOOL}
 
 
 def test_describe_parameters_shows_type_description_range_and_read_only(described):
@@ -180,7 +196,8 @@ def test_describe_parameters_shows_type_description_range_and_read_only(describe
         assert not descriptor.dynamic_typing, spec.name
     assert {name for name, d in descriptors.items() if d.read_only} == {
         'description_file', 'xacro_args', 'use_robot_description_topic',
-        'publish_default_positions', 'source_list', 'publish_joint_states'}
+        'publish_default_positions', 'source_list', 'publish_joint_states', 'rate',
+        'use_mimic_tags', 'publish_default_velocities', 'publish_default_efforts'}
     [frequency_range] = descriptors['publish_frequency'].floating_point_range
     assert 0 < frequency_range.from_value < 1e-300
     assert frequency_range.to_value > 1e300 and frequency_range.step == 0.0

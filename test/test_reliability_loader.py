@@ -691,6 +691,48 @@ def test_fuzz_mutated_urdf_1_1_sample_arm(data: st.DataObject) -> None:
     check_document(serialize(root, data), data, 'sample_arm 1.1')
 
 
+# URDF 1.2 documents -----------------------------------------------------------------------
+
+LIMIT_1_2_ATTRIBUTES = ['lower', 'upper', 'effort', 'velocity', 'acceleration', 'deceleration',
+                        'jerk']
+SHAPES_1_2 = ['<sphere radius="{0}"/>', '<box size="{0} {0} {0}"/>',
+              '<cylinder radius="0.1" length="{0}"/>', '<capsule radius="{0}" length="0.2"/>']
+
+
+def mutate_1_2(root: etree._Element, data: st.DataObject) -> None:
+    """Write a nasty number on one <limit> attribute (or drop one), or give a link a shape."""
+    if data.draw(st.booleans(), label='limit or shape'):
+        limit = _pick(data, list(root.iter('limit')), 'limit')
+        attribute = data.draw(st.sampled_from(LIMIT_1_2_ATTRIBUTES), label='attribute')
+        if data.draw(st.booleans(), label='drop'):
+            limit.attrib.pop(attribute, None)
+        else:
+            limit.set(attribute, data.draw(number_text, label='value'))
+        return
+    link = _pick(data, list(root.iter('link')), 'link')
+    part = etree.SubElement(link, data.draw(st.sampled_from(['visual', 'collision']),
+                                            label='part'))
+    shape = data.draw(st.sampled_from(SHAPES_1_2), label='shape')
+    geometry = etree.SubElement(part, 'geometry')
+    geometry.append(etree.fromstring(shape.format(data.draw(number_text, label='size'))))
+
+
+@fuzz_settings(SAMPLE_EXAMPLES)
+@given(st.data())
+def test_fuzz_mutated_urdf_1_2_sample_arm(data: st.DataObject) -> None:
+    """1.2's limits and shape checks: any nasty number is refused or makes a sound model."""
+    root = copy.deepcopy(SAMPLE_TREE)
+    root.set('version', '1.2')
+    for _ in range(data.draw(st.integers(1, 4), label='1.2 mutations')):
+        mutate_1_2(root, data)
+    for _ in range(data.draw(st.integers(0, 2), label='mutations')):
+        try:
+            mutate(root, data)
+        except ValueError:
+            pass  # lxml refuses text that XML cannot hold: that mutation is skipped
+    check_document(serialize(root, data), data, 'sample_arm 1.2')
+
+
 SPLICES = ['', '<', '>', '/>', '"', "'", '=', '&', '&amp;', '&#0;', '&#x110000;', '&#65;',
            '<![CDATA[', ']]>', '<!--', '-->', '<?pi x?>', '<link name="l"/>', '</joint>',
            '<joint name="j" type="fixed">', '<mimic joint="j"/>', 'xmlns="urn:x"',
@@ -1253,6 +1295,28 @@ def test_visual_elements_are_parsed_not_read() -> None:
     extra_steps = python_steps(lambda: RobotModel.from_urdf(large)) - small_steps
     assert extra_steps < extra_elements / 100, (
         f'{extra_elements} more elements took {extra_steps} more steps')
+
+
+def test_repeated_visuals_of_a_1_2_link_are_checked_once() -> None:
+    """A 1.2 link's shapes are checked once per distinct shape: a repeated visual costs a few
+    steps more than in 1.1 (its origin's look-up), not a check of its box each time."""
+    def extra_steps(version: str) -> float:
+        small, large = (declared(padded_with_visuals(size), version)
+                        for size in (20_000, 220_000))
+        extra_visuals = large.count('<visual>') - small.count('<visual>')
+        small_steps = python_steps(lambda: RobotModel.from_urdf(small))
+        large_steps = python_steps(lambda: RobotModel.from_urdf(large))
+        return (large_steps - small_steps) / extra_visuals
+
+    per_visual_1_1, per_visual_1_2 = extra_steps('1.1'), extra_steps('1.2')
+    assert per_visual_1_1 > 1  # the count sees the 1.1 origin check
+    assert per_visual_1_2 < 3 * per_visual_1_1, (per_visual_1_1, per_visual_1_2)
+
+
+def declared(text: str, version: str) -> str:
+    """`text` (a <robot> without a version attribute) declaring URDF `version`."""
+    assert text.count('<robot name=') == 1
+    return text.replace('<robot name=', f'<robot version="{version}" name=', 1)
 
 
 def test_10000_link_chain_builds_and_updates() -> None:

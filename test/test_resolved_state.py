@@ -183,17 +183,10 @@ def test_with_ignore_timestamp_every_state_goes_out_whatever_its_clock():
     assert {f.sec for f in emitted} == {100}  # the newest input's stamp
 
 
-def test_defaults_are_offered_until_a_joint_state_arrives():
-    stream, _ = make_stream()
-    assert stream.resolved_defaults((3, 4)).sec == 3
-    stream.joint_state(['elbow_joint'], [0.1], stamp(S))
-    assert stream.resolved_defaults((5, 6)) is None
-
-
-def test_without_a_resolved_state_nothing_is_kept_or_offered():
+def test_without_a_resolved_state_nothing_is_kept():
     stream = JointStream(SAMPLE, report=JointStateHealth(), clock=lambda: (0, 0))
     stream.joint_state(ARM, [0.0] * 5, stamp(S))
-    assert stream.resolved is None and stream.resolved_defaults((1, 2)) is None
+    assert stream.resolved is None
 
 
 # One step of a stream: (topic, names, positions, velocities, stamp offset in ms).

@@ -679,7 +679,6 @@ def test_one_key_always_means_one_index():
         stream.multi_dof_joint_state([F, P], np.array([IDENTITY] * 2), stamp(ns(1))),
         stream.multi_dof_joint_state([F, P], np.array([IDENTITY] * 2), stamp(ns(2))),
         stream.multi_dof_joint_state([P], np.array([IDENTITY]), stamp(ns(3))),
-        stream.default_positions(stamp(ns(1))),
     ]
     index_of: dict = {}
     for publication in filter(None, publications):
@@ -690,56 +689,6 @@ def test_one_key_always_means_one_index():
     assert publications[0].key == publications[1].key
     assert publications[4].key == publications[6].key != publications[1].key
     assert publications[7].key == publications[8].key
-
-
-# --------------------------------------------------------------------------- defaults
-
-@pytest.mark.parametrize('model, joints, values', [
-    (SAMPLE, SAMPLE_XML, {**dict.fromkeys(movable(SAMPLE_XML), 0.0),
-                          'right_finger_tip_joint': 0.1}),
-    # float_joint and planar_joint: no motion
-    (MIXED, MIXED_XML, {'z_lead': 0.0, 'm_mid': 0.1, 'a_tail': 0.2, 'hinge': 1.0, 'slide': 0.7,
-                        'spin': 2.0, 'over': 0.2, 'float_joint': 0.0, 'planar_joint': 0.0}),
-], ids=['sample_arm', 'mixed_joints'])
-def test_default_positions_cover_every_movable_joint(model, joints, values):
-    assert set(values) == movable(joints)
-    stream = make_stream(model)
-    publication = stream.default_positions(stamp(ns(42)))
-
-    rows = rows_by_joint(stream, publication)
-    assert set(rows) == set(values) and len(publication.index) == len(rows)
-    assert stamp_of(publication) == ns(42)
-    for joint, value in values.items():
-        assert row_matrix(rows[joint]) == pytest.approx(
-            reference_matrix(joints, joint, value), abs=1e-12)
-
-
-@pytest.mark.parametrize('first, stops', [
-    (js(ns(1), {E: 0.1}), True),
-    (js(ns(1), {'ghost': 0.1}), True),  # any JointState, even one with nothing usable
-    (md(ns(1), {F: IDENTITY}), True),
-    (md(ns(1), {'ghost': IDENTITY}), True),
-    (None, False),  # a JointState before there was a model
-], ids=['joint_state', 'unusable_joint_state', 'multi_dof', 'unusable_multi_dof',
-        'without_model'])
-def test_default_positions_stop_at_the_first_joint_state(first, stops):
-    stream = make_stream(MIXED)
-    assert stream.default_positions(stamp(ns(1))) is not None
-    if first is None:
-        stream.report.received_without_model()
-    else:
-        send(stream, first)
-
-    assert (stream.default_positions(stamp(ns(2))) is None) == stops
-    # and defaults never touch the rate limit
-    assert out(stream, send(stream, js(ns(1), {'hinge': 1.0}))) == {'hinge'}
-
-
-def test_defaults_do_not_restart_after_a_reload():
-    stream = make_stream(MIXED)
-    send(stream, js(ns(1), {'hinge': 1.0}))
-    reloaded = make_stream(SAMPLE, stream.report)
-    assert reloaded.default_positions(stamp(ns(2))) is None
 
 
 # --------------------------------------------------------------------------- reload

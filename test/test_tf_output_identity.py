@@ -35,6 +35,7 @@ from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.node import ActiveModel
 from urdf_state_publisher.parameters import NodeConfig
 from urdf_state_publisher.stream import JointStream
+from urdf_state_publisher.timer_output import TimerOutput
 
 HERE = Path(__file__).resolve().parent
 RECORDING = HERE / 'fixtures' / 'tf_output_default_config.json'
@@ -229,7 +230,9 @@ def replay(robot: str, scenario: str) -> dict:
     stream = JointStream(model, report=health, clock=lambda: divmod(now[0], 10**9),
                          publish_interval_ns=DEFAULTS.publish_interval_ns,
                          ignore_timestamp=DEFAULTS.ignore_timestamp)
-    active = ActiveModel(text, stream)
+    # The default configuration: nothing on the timer.
+    active = ActiveModel(text, stream, TimerOutput(model, health, resolved=None, defaults=False,
+                                                   reads_joint_states=True, held=frozenset()))
     reader = JointStateReader()
     published = []
     for message in messages:

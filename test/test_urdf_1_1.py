@@ -100,9 +100,9 @@ def test_accepted_versions(attribute: str | None, version: str) -> None:
     # URDF_VERSION_CLASS.test_trailing_junk.
     pytest.param('1.0~pre6', "'0~pre6' has characters after the number", id='trailing-junk'),
     # URDF_VERSION.test_version_unsupported_version ("2"): well-formed versions other than
-    # 1.0 and 1.1 are refused by urdfdom 5.x's parseURDF.
+    # 1.0, 1.1 and 1.2 are refused by urdfdom 6's parseURDF (1.2: test/test_urdf_1_2.py).
     pytest.param('2.0', 'URDF 2.0 is not supported', id='2.0'),
-    pytest.param('1.2', 'URDF 1.2 is not supported', id='1.2'),
+    pytest.param('1.3', 'URDF 1.3 is not supported', id='1.3'),
     pytest.param('0.9', 'URDF 0.9 is not supported', id='0.9'),
     # Stricter than urdfdom, whose strtol takes a sign or leading blanks in a field.
     pytest.param('+1.1', "'+1' is not a whole number", id='plus-sign'),
@@ -112,7 +112,7 @@ def test_refused_versions_say_why_and_what_to_write(attribute: str, reason: str)
     message = error_of(robot('<link name="a"/>', version=attribute))
     assert message.startswith(f'<robot version={attribute!r}>: ')
     assert reason in message
-    assert 'write version="1.0" or "1.1", or leave version out for 1.0' in message
+    assert 'write version="1.0", "1.1" or "1.2", or leave version out for 1.0' in message
 
 
 # --------------------------------------------------------------------------- quaternions

@@ -57,6 +57,8 @@ STALE = 'stale joints'
 STOPPED_TOPICS = 'stopped sources'
 NEVER_RECEIVED = 'joints never received'
 UNHEARD_TOPICS = 'source topics without messages'
+# Joints given a value by zeros.<joint> that no source names: passive, a figure, never a problem.
+HELD = 'joints held by zeros (named by no source)'
 
 # A source has stopped when it has been silent for longer than STALE_INTERVALS of its own
 # typical intervals, and at least STALE_MIN_S: with assessments once a second, a stopped
@@ -248,10 +250,19 @@ class JointStateHealth:
     """
 
     def __init__(self, *, clock: Callable[[], float] = time.monotonic,
-                 publishes_defaults: bool = False):
-        """Start with nothing received; `publishes_defaults` as the node's parameter."""
+                 publishes_defaults: bool = False, reads_joint_states: bool = True,
+                 held: frozenset[str] = frozenset()):
+        """Start with nothing received.
+
+        `publishes_defaults`: the node publishes the default positions until a JointState
+        arrives. `reads_joint_states` False: it reads no JointState topic (no source is
+        configured) and publishes the defaults for good. `held`: the joints given a value by
+        zeros.<joint>, passive on purpose until a source names them.
+        """
         self.clock = clock
         self.publishes_defaults = publishes_defaults
+        self.reads_joint_states = reads_joint_states
+        self.held = held
         self.model: RobotModel | None = None
         # The topics the node reads JointStates from, when it was given a list (source_list).
         self.topics: tuple[str, ...] = ()
@@ -416,6 +427,8 @@ class JointStateHealth:
     def _quiet_message(self) -> str:
         if self.model is None:
             return 'waiting for the robot description'
+        if not self.reads_joint_states:
+            return 'publishing default positions: no joint-state source is configured'
         if not self.joint_states_arrived:
             if self.publishes_defaults:
                 return 'publishing default positions until joint_states arrive'
@@ -526,7 +539,10 @@ class JointStateHealth:
                     'stopped?)', 'joints update again', stale,
                     detail=lambda items: _with_ages(items, ages), end_names=True))
         if now >= max(self._activated, self._first_arrival) + GRACE_S:
-            never = tuple(n for n in model.independent_joints if n not in self.carried)
+            # Without a JointState topic, single-value joints have their defaults on purpose.
+            expected = (model.independent_joints if self.reads_joint_states
+                        else model.pose_joints)
+            never = tuple(n for n in expected if n not in self.carried and n not in self.held)
             if never:
                 facts[NEVER_RECEIVED] = listing(never)
                 findings.append(_Finding(
@@ -621,14 +637,21 @@ class JointStateHealth:
                        (STOPPED_TOPICS, facts[STOPPED_TOPICS])]
         resolved = self.resolved
         if resolved is not None:
-            defaulted = resolved.defaulted()
+            if not self.reads_joint_states:
+                output = 'default positions (no source configured)'
+            elif self.joint_states_arrived:
+                output = 'merged from the sources'
+            else:
+                output = 'default positions (no joint state yet)'
+            defaulted = [n for n in resolved.defaulted() if n not in self.held]
             values += [
-                ('joint_states output', 'default positions (no joint state yet)'
-                 if not self.joint_states_arrived else 'merged from the sources'),
+                ('joint_states output', output),
                 ('joint_states published', str(self.resolved_published)),
                 ('joint_states at default position',
                  listing(defaulted) if self.joint_states_arrived else 'all'),
             ]
+        if self.held:
+            values.append((HELD, listing(sorted(n for n in self.held if n not in self.carried))))
         for source in sorted(listed, key=lambda s: s.number):
             name = f'source {source.number}'
             if source.topic:

@@ -97,6 +97,11 @@ def _unit(joint_type: JointType) -> str:
     return 'm' if joint_type is JointType.PRISMATIC else 'rad'
 
 
+def _bound(value: float, unit: str) -> str:
+    """A velocity, effort, acceleration... limit with its unit; URDF 1.2 leaves some out (inf)."""
+    return f'{_number(value)} {unit}' if math.isfinite(value) else 'no limit'
+
+
 def _table(rows: Sequence[Sequence[str]], indent: str = '  ') -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return [indent + '  '.join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
@@ -128,26 +133,35 @@ def _affine(multiplier: float, leader: str, offset: float) -> str:
 
 
 def _joints_section(model: RobotModel, soft_limits: bool) -> list[str]:
+    # The limits URDF 1.2 adds get their columns in a 1.2 document only: older ones have none.
+    urdf_1_2 = model.description.version not in ('1.0', '1.1')
+    derivatives = ('acceleration', 'deceleration', 'jerk') if urdf_1_2 else ()
     rows = [('joint', 'type', 'axis', 'limits', 'soft limits', 'clamped to', 'velocity',
-             'effort', 'mimic (as written)')]
+             'effort', *derivatives, 'mimic (as written)')]
     for joint in model.description.joints:
         unit = _unit(joint.type)
         axis = '' if joint.type in (JointType.FIXED, JointType.FLOATING) else _vector(joint.axis)
         hard = soft = velocity = effort = clamp = mimic = ''
+        rates = [''] * len(derivatives)
         if joint.type.single_value:
             if joint.limits is not None:
-                velocity = f'{_number(joint.limits.velocity)} {unit}/s'
-                effort = f'{_number(joint.limits.effort)} ' + \
-                    ('N' if joint.type is JointType.PRISMATIC else 'Nm')
+                limits = joint.limits
+                velocity = _bound(limits.velocity, f'{unit}/s')
+                effort = _bound(limits.effort,
+                                'N' if joint.type is JointType.PRISMATIC else 'Nm')
                 if joint.type is not JointType.CONTINUOUS:
-                    hard = _range(joint.limits.lower, joint.limits.upper, unit)
+                    hard = _range(limits.lower, limits.upper, unit)
+                if urdf_1_2:
+                    rates = [_bound(limits.acceleration, f'{unit}/s²'),
+                             _bound(limits.deceleration, f'{unit}/s²'),
+                             _bound(limits.jerk, f'{unit}/s³')]
             if joint.soft_limits is not None:
                 soft = _range(joint.soft_limits.soft_lower, joint.soft_limits.soft_upper, unit)
             clamp = _range(*model.limits(joint.name), unit)
         if joint.mimic is not None:
             mimic = _affine(joint.mimic.multiplier, joint.mimic.joint, joint.mimic.offset)
         rows.append((joint.name, joint.type.value, axis, hard, soft, clamp, velocity, effort,
-                     mimic))
+                     *rates, mimic))
     if soft_limits:
         mode = ('<limit> narrowed by <safety_controller> soft limits (--soft-limits: as the node '
                 'with use_smallest_joint_limits:=true)')

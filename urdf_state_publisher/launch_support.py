@@ -27,7 +27,8 @@ from urdf_state_publisher.parameters import (
 
 __all__ = [
     'DISPLAY_PACKAGES', 'GUI', 'LaunchArgumentError', 'NODE_NAME', 'NodeSetup', 'SAMPLE_MODEL',
-    'RvizView', 'install_hint', 'missing_packages', 'node_namespace', 'node_setup',
+    'RvizView', 'display_joint_states', 'install_hint', 'missing_packages', 'node_namespace',
+    'node_setup',
     'parameter_overrides', 'params_file_values', 'render_rviz_config', 'rviz_view',
     'viewer_flags',
 ]
@@ -37,10 +38,13 @@ NODE_NAME = 'urdf_state_publisher'
 SAMPLE_MODEL = 'urdf/sample_arm.urdf.xacro'
 # display.launch.py's gui argument: not a node parameter, checked by the rule of a bool one.
 GUI = ParameterSpec('gui', False,
-                    'Start joint_state_publisher_gui; otherwise bring your own joint_states.')
+                    'Start joint_state_publisher_gui; otherwise urdf_state_publisher publishes '
+                    'joint_states itself, every joint at its default (publish_joint_states:=false '
+                    'to bring your own joint_states).')
 # What display.launch.py starts besides the node, by the argument that asks for it ('' =
 # always). rosdep keys are the package names; the Debian packages are named from them.
 DISPLAY_PACKAGES = {'rviz2': '', 'joint_state_publisher_gui': GUI.name}
+_PUBLISH_JOINT_STATES = next(spec for spec in DOCUMENTED if spec.name == 'publish_joint_states')
 # The parameters through which the node gets its description, besides robot_description text.
 _DESCRIPTION_PARAMETERS = ('robot_description', 'description_file',
                            'use_robot_description_topic')
@@ -222,6 +226,24 @@ def node_setup(configurations: Mapping[str, str], node_namespace: str,
 
 
 # --- display.launch.py ------------------------------------------------------------------------
+
+def display_joint_states(configurations: Mapping[str, str], flags: Mapping[str, bool]) -> str:
+    """The publish_joint_states argument display.launch.py passes on, as launch text.
+
+    Without the sliders the node stands in for joint_state_publisher: 'true' unless the
+    argument was given. With them, the sliders publish joint_states and the node reads them:
+    the argument as given ('' = not given), and LaunchArgumentError if it is true.
+    """
+    given = _given(configurations, 'publish_joint_states')
+    if not flags[GUI.name]:
+        return given or 'true'
+    if given and _checked(_PUBLISH_JOINT_STATES, given):
+        raise LaunchArgumentError(
+            'launch argument publish_joint_states: true with gui:=true would make the node '
+            'publish joint_states beside joint_state_publisher_gui; leave it out, and the node '
+            'reads the sliders')
+    return given
+
 
 def missing_packages(flags: Mapping[str, bool], is_installed: Callable[[str], bool]) -> list[str]:
     """The packages display.launch.py needs with these flags that `is_installed` cannot find."""

@@ -7,7 +7,7 @@ from functools import partial
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
-from rcl_interfaces.msg import SetParametersResult
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import qos_profile_sensor_data
@@ -17,9 +17,14 @@ from sensor_msgs.msg import JointState, MultiDOFJointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.description import describe_extensions, read_description_file
+from urdf_state_publisher.description import (
+    describe_extensions,
+    parse_description,
+    read_description_file,
+)
 from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import JointStateHealth, Level
+from urdf_state_publisher.joint_settings import JointSettings
 from urdf_state_publisher.joint_state_wire import (
     JointStateReader,
     MalformedJointState,
@@ -32,23 +37,23 @@ from urdf_state_publisher.resolved_state import ResolvedFields, ResolvedState
 from urdf_state_publisher.resolved_wire import ResolvedWriter
 from urdf_state_publisher.stream import JointStream, Publication
 from urdf_state_publisher.tf_wire import build_tf_message, TransformTemplate
+from urdf_state_publisher.timer_output import TimerOutput
 
 __all__ = ['UrdfStatePublisher']
 
 TEMPLATE_CACHE_SIZE = 64
 DIAGNOSTICS_PERIOD_S = 1.0
-# Default positions never change: republishing them faster than this only costs CPU.
-DEFAULT_POSITIONS_MAX_HZ = 50.0
 DIAGNOSTIC_LEVEL = {Level.OK: DiagnosticStatus.OK, Level.WARN: DiagnosticStatus.WARN,
                     Level.ERROR: DiagnosticStatus.ERROR}
 
 
 class ActiveModel:
-    """A model, its joint stream and its serialized messages: swapped as a whole on reload."""
+    """A model, its joint stream, timer output and serialized messages: swapped as a whole."""
 
-    def __init__(self, text: str, stream: JointStream):
+    def __init__(self, text: str, stream: JointStream, timer: TimerOutput):
         self.text = text
         self.stream = stream
+        self.timer = timer
         self._templates: OrderedDict[object, TransformTemplate] = OrderedDict()
         self._resolved_writer: ResolvedWriter | None = None  # made at the first use
 
@@ -88,7 +93,10 @@ class UrdfStatePublisher(Node):
 
         Raises StartupError when the description or a parameter is unusable.
         """
-        super().__init__('urdf_state_publisher', **node_options)
+        # Parameters given but not declared (zeros.<joint>, ...) are declared as given, so that
+        # joint_state_publisher's per-joint parameters can be read and none goes unnoticed.
+        super().__init__('urdf_state_publisher',
+                         automatically_declare_parameters_from_overrides=True, **node_options)
         try:
             self._set_up()
         except BaseException:
@@ -98,10 +106,18 @@ class UrdfStatePublisher(Node):
             raise
 
     def _set_up(self) -> None:
+        given = {name: parameter.value
+                 for name, parameter in self.get_parameters_by_prefix('').items()}
         try:
             self._config = declare(self)  # typed, read-only where so, with ranges
+            self._joint_settings = JointSettings.from_parameters(given, self._config)
         except ParameterValueError as error:
             raise StartupError(str(error)) from error
+        for name in self._joint_settings.parameter_names:
+            if self.has_parameter(name):  # read once, at start
+                self.set_descriptor(name, ParameterDescriptor(
+                    type=self.get_parameter(name).type_.value, read_only=True,
+                    description="joint_state_publisher's per-joint parameter, read at start"))
 
         tf = self.create_publisher(TFMessage, '/tf', TF_QOS)
         # Serialized /tf messages go straight to the publisher's rclpy handle: Publisher.publish
@@ -115,10 +131,12 @@ class UrdfStatePublisher(Node):
         # What the node knows about its inputs: each JointStream reports to it, and the
         # diagnostics timer asks it what to say.
         config = self._config
-        # Before any joint state: the default positions on /tf, on joint_states, or both.
+        # Before any joint state: the default positions on /tf, and on joint_states if published.
         publishes_defaults = config.publish_default_positions or config.publish_joint_states
-        self._health = JointStateHealth(publishes_defaults=publishes_defaults)
         topics = self._joint_state_topics()
+        self._health = JointStateHealth(publishes_defaults=publishes_defaults,
+                                        reads_joint_states=bool(topics),
+                                        held=self._joint_settings.held)
         if config.source_list:
             self._health.topics = topics
         self._publish_joint_states_bytes = None
@@ -142,15 +160,13 @@ class UrdfStatePublisher(Node):
             qos_profile_sensor_data,
             qos_overriding_options=QoSOverridingOptions.with_default_policies())
         self.create_timer(DIAGNOSTICS_PERIOD_S, self._publish_diagnostics)
-        if publishes_defaults:
-            self._default_timer = self.create_timer(
-                1.0 / min(config.publish_frequency, DEFAULT_POSITIONS_MAX_HZ),
-                self._publish_default_positions)
+        if publishes_defaults or self._joint_settings.held:
+            self._output_timer = self.create_timer(1.0 / config.rate, self._publish_on_timer)
 
     def _joint_state_topics(self) -> tuple[str, ...]:
-        """The JointState topics to read: source_list's, or joint_states; resolved and remapped."""
+        """The JointState topics to read (NodeConfig.joint_state_topics), resolved and remapped."""
         topics = {}
-        for entry in self._config.source_list or ('joint_states',):
+        for entry in self._config.joint_state_topics:
             try:
                 topic = self.resolve_topic_name(entry)
             except Exception as error:  # noqa: BLE001 - rclpy raises several kinds
@@ -167,20 +183,13 @@ class UrdfStatePublisher(Node):
     def _check_no_feedback(self, topics: tuple[str, ...]) -> None:
         """Refuse to read the resolved joint_states this node publishes."""
         output = self.resolve_topic_name('joint_states')
-        if output not in topics:
-            return
-        if self._config.source_list:
+        if output in topics:
             raise StartupError(
                 f'publish_joint_states: the node would read its own output, since source_list '
                 f'lists {output}, where it publishes the resolved state. Remove {output} from '
                 "source_list and list the topics your drivers publish on (for example "
                 "'arm/joint_states'); remap a driver that publishes on joint_states to a topic "
                 'of its own')
-        raise StartupError(
-            f'publish_joint_states: the node would read its own output on {output}, since '
-            'with an empty source_list it reads joint_states. Set source_list to the topics '
-            "your drivers publish on (for example ['arm/joint_states', "
-            "'gripper/joint_states']), as joint_state_publisher's source_list")
 
     # Description sources ------------------------------------------------------------------
 
@@ -210,10 +219,13 @@ class UrdfStatePublisher(Node):
             self._activate(self._build_model(text, config), text, config.frame_prefix)
         except DescriptionError as error:
             raise StartupError(f'invalid robot description ({source}): {error}') from error
+        except ParameterValueError as error:
+            raise StartupError(f'{error} ({source})') from error
 
     def _build_model(self, text: str, config: NodeConfig) -> RobotModel:
-        return RobotModel.from_urdf(
-            text, use_smallest_joint_limits=config.use_smallest_joint_limits)
+        """The model of `text`; ParameterValueError when zeros or dependent_joints misfit it."""
+        return self._joint_settings.model(
+            parse_description(text), use_smallest_joint_limits=config.use_smallest_joint_limits)
 
     def _activate(self, model: RobotModel, text: str, frame_prefix: str) -> None:
         """Swap in a model: one assignment, so no callback ever sees half of a change."""
@@ -224,12 +236,20 @@ class UrdfStatePublisher(Node):
         resolved = None
         if config.publish_joint_states:
             # The joints keep their values across a reload: the robot did not move.
-            resolved = ResolvedState(model, previous.stream.resolved if previous else None)
-        self._active = ActiveModel(text, JointStream(
+            resolved = ResolvedState(
+                model, previous.stream.resolved if previous else None,
+                zero_unknown_velocities=config.publish_default_velocities,
+                zero_unknown_efforts=config.publish_default_efforts)
+        stream = JointStream(
             model, report=self._health, clock=self._now, frame_prefix=frame_prefix,
             publish_interval_ns=config.publish_interval_ns,
             ignore_timestamp=config.ignore_timestamp, resolved=resolved,
-            on_resolved=self._publish_resolved))
+            on_resolved=self._publish_resolved)
+        self._active = ActiveModel(text, stream, TimerOutput(
+            model, self._health, resolved=resolved,
+            defaults=config.publish_default_positions or config.publish_joint_states,
+            reads_joint_states=self._health.reads_joint_states,
+            held=self._joint_settings.held))
         for warning in model.warnings:
             self.get_logger().warning(f'robot description: {warning}')
         extensions = describe_extensions(model.extensions)
@@ -251,7 +271,7 @@ class UrdfStatePublisher(Node):
         try:
             model = self._build_model(message.data, self._config)
             self._activate(model, message.data, self._config.frame_prefix)
-        except DescriptionError as error:
+        except (DescriptionError, ParameterValueError) as error:
             self.get_logger().error(
                 f'ignoring the robot description received on the topic: {error}')
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
@@ -286,6 +306,8 @@ class UrdfStatePublisher(Node):
             except DescriptionError as error:
                 return SetParametersResult(successful=False,
                                            reason=f'invalid robot description: {error}')
+            except ParameterValueError as error:
+                return SetParametersResult(successful=False, reason=str(error))
             self._config = config
             self._activate(model, text, config.frame_prefix)
         else:
@@ -358,22 +380,22 @@ class UrdfStatePublisher(Node):
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self._health.internal_error(f'failed to process a MultiDOFJointState: {error!r}')
 
-    # Default positions --------------------------------------------------------------------
+    # Timer output -------------------------------------------------------------------------
 
-    def _publish_default_positions(self) -> None:
-        """Until joint states arrive: the default positions on /tf and joint_states, as set."""
+    def _publish_on_timer(self) -> None:
+        """What no source sends (TimerOutput): default positions, joints held by zeros."""
         active = self._active
         if active is None:
             return
-        now = self._now()
-        resolved = active.stream.resolved_defaults(now)
-        publication = (active.stream.default_positions(now)
-                       if self._config.publish_default_positions else None)
-        if resolved is None and publication is None:  # joint states have arrived: for good
-            self._default_timer.cancel()
+        timer = active.timer
+        if timer.finished:  # joint states drive everything now: for good
+            self._output_timer.cancel()
             return
+        now = self._now()
+        publication = timer.publication(now)
         if publication is not None:
             self._publish_tf_bytes(active.serialize(publication))
+        resolved = timer.resolved_fields(now)
         if resolved is not None:
             self._publish_resolved(resolved)
 

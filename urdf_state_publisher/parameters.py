@@ -146,22 +146,45 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec(
         'publish_default_positions', False,
         'Until the first JointState arrives, publish moving joints at their default positions '
-        '(<model_state>, else 0 if within limits, else mid-range), so RViz shows the robot at '
-        'once.', read_only=True),
+        '(zeros.<joint>, else <model_state>, else 0 if within limits, else mid-range), so RViz '
+        'shows the robot at once. With publish_joint_states the defaults always go out.',
+        read_only=True),
     ParameterSpec(
         'source_list', (),
         "The JointState topics to read and merge, as joint_state_publisher's source_list "
-        "(relative names resolve in the node's namespace). Empty: joint_states alone.",
+        "(relative names resolve in the node's namespace). Empty: joint_states alone, or with "
+        'publish_joint_states no topic at all (every joint at its default).',
         read_only=True, constraints='topic names, each once',
         example=('arm/joint_states', 'gripper/joint_states')),
     ParameterSpec(
         'publish_joint_states', False,
         'Publish the merged, resolved state on joint_states, as joint_state_publisher does: '
-        'every moving joint, mimic followers computed, values clamped, at publish_frequency. '
-        'Needs a source_list that does not contain joint_states.', read_only=True),
+        'every moving joint, mimic followers computed, values clamped, at publish_frequency '
+        'as the sources send; with an empty source_list, every joint at its default, at rate.',
+        read_only=True, launch_argument=True),
+    ParameterSpec(
+        'rate', 10.0,
+        'How often, in Hz, the node publishes on its timer what no source sends: the default '
+        'positions (before the first JointState, or always without a source_list) and joints '
+        "held by zeros.<joint>; joint_state_publisher's rate.",
+        read_only=True, constraints='a positive number of Hz, at most 1000',
+        value_range=(sys.float_info.min, 1000.0)),
+    ParameterSpec(
+        'use_mimic_tags', True,
+        'Follow the <mimic> elements of the description; false: every mimic joint is '
+        "independent, as joint_state_publisher's use_mimic_tags.", read_only=True),
+    ParameterSpec(
+        'publish_default_velocities', False,
+        'On joint_states, 0.0 as the velocity of every joint no source gave one, instead of NaN '
+        "(or an empty array), as joint_state_publisher's publish_default_velocities.",
+        read_only=True),
+    ParameterSpec(
+        'publish_default_efforts', False,
+        'On joint_states, 0.0 as the effort of every joint no source gave one, instead of NaN '
+        "(or an empty array), as joint_state_publisher's publish_default_efforts.",
+        read_only=True),
 )
 
-# Declared by rclpy on every node; documented and overridable from the launch files like ours.
 USE_SIM_TIME = ParameterSpec(
     'use_sim_time', False, 'Use the /clock topic as the time source.', launch_argument=True)
 
@@ -189,6 +212,10 @@ class NodeConfig:
     publish_default_positions: bool
     source_list: tuple[str, ...]
     publish_joint_states: bool
+    rate: float
+    use_mimic_tags: bool
+    publish_default_velocities: bool
+    publish_default_efforts: bool
 
     @classmethod
     def from_values(cls, values: Mapping[str, object]) -> NodeConfig:
@@ -215,6 +242,18 @@ class NodeConfig:
         """
         return round(min(1e9 / self.publish_frequency, 4e18))
 
+    @property
+    def joint_state_topics(self) -> tuple[str, ...]:
+        """The JointState topics to read, as given (the node resolves them).
+
+        source_list's; without one, joint_states; none when the node publishes joint_states
+        itself (publish_joint_states), as joint_state_publisher without a source_list reads
+        nothing and publishes every joint at its default.
+        """
+        if self.source_list:
+            return self.source_list
+        return () if self.publish_joint_states else ('joint_states',)
+
 
 if [f.name for f in fields(NodeConfig)] != [spec.name for spec in PARAMETERS]:
     raise AssertionError('NodeConfig has not one field per PARAMETERS entry, in order')
@@ -223,24 +262,27 @@ if [f.name for f in fields(NodeConfig)] != [spec.name for spec in PARAMETERS]:
 def declare(node: Any) -> NodeConfig:
     """Declare PARAMETERS on an rclpy node, statically typed, and return their checked values.
 
-    rclpy's static typing alone would refuse YAML's `publish_frequency: 50` (an integer), and
-    with a traceback. So each parameter is first declared dynamically typed and writable, which
-    takes any override; NodeConfig checks (and converts) the values, raising
-    ParameterValueError naming the first unusable one; then `Node.set_descriptor` puts the
-    typed descriptor in place, with the converted value as its alternative value. From then on
-    rclpy itself refuses a value of another type or outside the range, with the reason, and
-    `ros2 param describe` shows the type, range, constraints and read-only flag.
-    `set_descriptor` is public rclpy API with the same behaviour on Humble, Jazzy, Kilted and
-    Rolling: it refuses only a parameter whose current descriptor is read-only, which is why
-    the first declaration is writable.
+    The node is made with `automatically_declare_parameters_from_overrides`, so a parameter
+    that was given (params file, -p, launch) is declared already, with its value; the others
+    are declared here, at their defaults. rclpy's static typing alone would refuse YAML's
+    `publish_frequency: 50` (an integer), and with a traceback. So each parameter is first
+    declared dynamically typed and writable, which takes any override; NodeConfig checks (and
+    converts) the values, raising ParameterValueError naming the first unusable one; then
+    `Node.set_descriptor` puts the typed descriptor in place, with the converted value as its
+    alternative value. From then on rclpy itself refuses a value of another type or outside the
+    range, with the reason, and `ros2 param describe` shows the type, range, constraints and
+    read-only flag. `set_descriptor` is public rclpy API with the same behaviour on Humble,
+    Jazzy, Kilted and Rolling: it refuses only a parameter whose current descriptor is
+    read-only, which is why the first declaration is writable.
     """
     from rcl_interfaces.msg import ParameterDescriptor
 
     for spec in PARAMETERS:
-        node.declare_parameter(spec.name, list(spec.default) if type(spec.default) is tuple
-                               else spec.default,
-                               ParameterDescriptor(description=spec.description,
-                                                   dynamic_typing=True))
+        if not node.has_parameter(spec.name):
+            node.declare_parameter(spec.name, list(spec.default) if type(spec.default) is tuple
+                                   else spec.default,
+                                   ParameterDescriptor(description=spec.description,
+                                                       dynamic_typing=True))
     config = NodeConfig.from_values(
         {spec.name: node.get_parameter(spec.name).value for spec in PARAMETERS})
     for spec in PARAMETERS:

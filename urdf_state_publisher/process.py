@@ -66,10 +66,11 @@ def init_ros(args: list[str] | None = None, context=None) -> None:
 def make_executor(context):
     """The cheapest executor this rclpy has, for `context`.
 
-    rclpy's EventsExecutor (rclpy.experimental, from Jazzy's 7.1.4 on) costs far less per
-    message than its SingleThreadedExecutor, the one executor of older releases such as
-    Humble. Its spin() does not return when the context shuts down in the Jazzy and Kilted
-    wheels; spin_until_stopped only calls spin_once(), which both executors have.
+    rclpy's EventsExecutor (rclpy.experimental, from Jazzy's 7.1.4 on, and still there in
+    Lyrical's 10.0) costs far less per message than its SingleThreadedExecutor, the one
+    executor of older releases such as Humble. Its spin() does not return when the context
+    shuts down in the Jazzy and Kilted wheels; spin_until_stopped only calls spin_once(), which
+    both executors have.
     """
     try:
         from rclpy.experimental import EventsExecutor

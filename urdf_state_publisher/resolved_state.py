@@ -10,7 +10,9 @@ Velocities and efforts: a joint whose latest state gave none has NaN, as ros2_co
 joint_state_broadcaster writes for a joint without that interface; when no joint has one, the
 message's array is empty (the JointState convention for "not measured"). Never a made-up zero.
 A mimic follower's velocity is its leader's times the composed multiplier; its effort is its
-leader's, as joint_state_publisher gives it.
+leader's, as joint_state_publisher gives it. Asked for (joint_state_publisher's
+publish_default_velocities and publish_default_efforts), an unknown velocity or effort is 0.0
+instead, and the array always full.
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ class ResolvedState:
     what an earlier ResolvedState held for joints of the same name (a reload).
     """
 
-    def __init__(self, model: RobotModel, previous: ResolvedState | None = None):
+    def __init__(self, model: RobotModel, previous: ResolvedState | None = None, *,
+                 zero_unknown_velocities: bool = False, zero_unknown_efforts: bool = False):
+        self.zero_unknown_velocities = zero_unknown_velocities
+        self.zero_unknown_efforts = zero_unknown_efforts
         self.names = model.scalar_joints
         count = len(self.names)
         defaults = model.default_positions()
@@ -93,7 +98,8 @@ class ResolvedState:
         """The JointState to publish, stamped with the newest state stored (or `stamp`)."""
         sec, nanosec = self.stamp if stamp is None else stamp
         return ResolvedFields(sec, nanosec, self.names, self.positions.copy(),
-                              _given_or_none(self.velocities), _given_or_none(self.efforts))
+                              _given_or_none(self.velocities, self.zero_unknown_velocities),
+                              _given_or_none(self.efforts, self.zero_unknown_efforts))
 
     def defaulted(self) -> tuple[str, ...]:
         """The joints no joint state has given a value yet: published at their default."""
@@ -116,7 +122,10 @@ def _followed(message_values: np.ndarray | None, plan: UpdatePlan, scaled: bool
     return values
 
 
-def _given_or_none(values: np.ndarray) -> np.ndarray | None:
+def _given_or_none(values: np.ndarray, zero_unknown: bool) -> np.ndarray | None:
+    """The values to publish: unknown ones 0.0 when `zero_unknown`, else NaN (None: all)."""
+    if zero_unknown:
+        return np.nan_to_num(values, nan=0.0)
     return None if np.isnan(values).all() else values.copy()
 
 

@@ -9,7 +9,6 @@ converts messages to names and arrays and publishes what a JointStream returns.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -320,13 +319,6 @@ class JointStream:
             return None
         return self._due(index.tobytes(), index, rows, self._stamped(stamp, index))
 
-    def default_positions(self, stamp: tuple[int, int]) -> Publication | None:
-        """Every movable joint at its default position; None once a joint state arrived."""
-        if self.report.joint_states_arrived:
-            return None
-        key, index, rows = self._defaults
-        return Publication(key, index, stamp[0], stamp[1], rows)
-
     # Time ---------------------------------------------------------------------------------
 
     def _due(self, key: object, index: np.ndarray, rows: np.ndarray,
@@ -422,15 +414,6 @@ class JointStream:
         if self._resolved is not None:
             self._fold_unresolved()
         return self._resolved
-
-    def resolved_defaults(self, stamp: tuple[int, int]) -> ResolvedFields | None:
-        """The resolved state at its defaults, stamped `stamp`.
-
-        None once a joint state arrived, and without a resolved state.
-        """
-        if self._resolved is None or self.report.joint_states_arrived:
-            return None
-        return self._resolved.fields(stamp)
 
     def _resolve(self, update: JointUpdate, plan: UpdatePlan, buffer: bytes | np.ndarray,
                  offset: int, count: int, double: np.dtype, dynamics: tuple | None,
@@ -547,26 +530,6 @@ class JointStream:
         room = NAMES_KEPT - len(report.unknown)
         report.unknown.update(new[:room])
         report.unknown_overflow = max(len(new) - room, 0)
-
-    # Defaults -----------------------------------------------------------------------------
-
-    @cached_property
-    def _defaults(self) -> tuple[bytes, np.ndarray, np.ndarray]:
-        """Key, index and rows of every movable joint at its default position (once per model).
-
-        Single-value joints take the model's default positions; floating and planar joints
-        sit at their origins.
-        """
-        model = self.model
-        defaults = model.default_positions()
-        update = model.update(tuple(defaults), list(defaults.values()))
-        poses = [model.joint_pose(n, Pose()) for n in model.pose_joints]
-        index = np.concatenate([update.plan.joint_index,
-                                [self._pose_index[n] for n in model.pose_joints]]).astype(np.intp)
-        rows = np.concatenate([update.transforms.reshape(-1, 7),
-                               np.array([(*p.translation, *p.rotation) for p in poses]
-                                        ).reshape(-1, 7)])
-        return index.tobytes(), index, rows
 
 
 def _fits(values: Sequence[float] | None, count: int) -> bool:

@@ -5,19 +5,26 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from urdf_state_publisher.description.messages import line_of, quoted, Warnings
+from urdf_state_publisher.description.messages import cut, line_of, quoted, Warnings
 from urdf_state_publisher.description.origins import (
     ORIGIN_ATTRIBUTES,
     ORIGIN_WITHOUT,
     read_origin,
 )
-from urdf_state_publisher.description.records import Joint, JointType, Limits, Mimic, SoftLimits
+from urdf_state_publisher.description.records import (
+    Joint,
+    JointType,
+    Limits,
+    Mimic,
+    SoftLimits,
+    URDF_1_2,
+)
 from urdf_state_publisher.description.unknown_names import (
     check_attributes,
     check_children,
     ExtensionTally,
 )
-from urdf_state_publisher.description.values import finite_attribute, numbers
+from urdf_state_publisher.description.values import finite, finite_attribute, numbers
 from urdf_state_publisher.description.xml_safety import children, count_children
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import Vector3
@@ -28,6 +35,12 @@ __all__ = ['read_joint']
 _AXISLESS_TYPES = frozenset({JointType.FIXED, JointType.FLOATING})
 _TYPE_NAMES = ', '.join(t.value for t in JointType)
 _JOINT_ATTRIBUTES = frozenset({'name', 'type'})
+_POSITION_LIMITED_TYPES = (JointType.REVOLUTE, JointType.PRISMATIC)
+# The <limit> attributes URDF 1.2 adds (urdfdom 6, ros/urdfdom#212); in older documents they
+# are extensions, as before (urdfdom 6 ignores them there, with a warning). With effort and
+# velocity, each is optional in 1.2 and must not be negative.
+_LIMIT_1_2_ATTRIBUTES = ('acceleration', 'deceleration', 'jerk')
+_NON_NEGATIVE_1_2 = ('effort', 'velocity', *_LIMIT_1_2_ATTRIBUTES)
 # The children of <joint> in the URDF spec and the attributes of each; none has children.
 # <dynamics> and <calibration> are only checked: the kinematic model does not use them.
 _CHILD_ATTRIBUTES = {
@@ -43,6 +56,10 @@ _CHILD_ATTRIBUTES = {
     'mimic': frozenset({'joint', 'multiplier', 'offset'}),
 }
 _CHILD_TAGS = tuple(_CHILD_ATTRIBUTES)
+_CHILD_ATTRIBUTES_1_2 = {
+    **_CHILD_ATTRIBUTES,
+    'limit': _CHILD_ATTRIBUTES['limit'].union(_LIMIT_1_2_ATTRIBUTES),
+}
 _DEFAULT_AXIS = (1.0, 0.0, 0.0)
 # The attributes that may be left out, and the value they then have.
 _DEFAULTS = {
@@ -67,10 +84,19 @@ _ATTRIBUTE_WITHOUT = {
     **{tag: {attribute: f'{attribute} is {value:g}' for attribute, value in defaults.items()}
        for tag, defaults in _DEFAULTS.items()},
 }
+# In URDF 1.2 (ros/urdfdom#249): the defaults of urdfdom_headers 3's JointLimits.
+_ATTRIBUTE_WITHOUT_1_2 = {
+    **_ATTRIBUTE_WITHOUT,
+    'limit': {'lower': 'lower is -inf (revolute and prismatic joints need it)',
+              'upper': 'upper is inf (revolute and prismatic joints need it)',
+              **{attribute: f'{attribute} is not limited' for attribute in (
+                  'effort', 'velocity', 'acceleration', 'jerk')},
+              'deceleration': 'deceleration is the acceleration'},
+}
 
 
-def _children(element: Any, joint_type: JointType, name: str, warnings: Warnings,
-              tally: ExtensionTally) -> tuple[dict[str, Any], str | None]:
+def _children(element: Any, joint_type: JointType, name: str, version: tuple[int, int],
+              warnings: Warnings, tally: ExtensionTally) -> tuple[dict[str, Any], str | None]:
     """The first child of each known tag, and the first near miss of a known name, if any.
 
     Warns about repeats and near misses of known names; records the other unknown names as
@@ -90,10 +116,14 @@ def _children(element: Any, joint_type: JointType, name: str, warnings: Warnings
     if joint_type in _AXISLESS_TYPES:
         first.pop('axis', None)
         counts.pop('axis', None)
+    if version >= URDF_1_2:
+        known_attributes, attribute_without = _CHILD_ATTRIBUTES_1_2, _ATTRIBUTE_WITHOUT_1_2
+    else:
+        known_attributes, attribute_without = _CHILD_ATTRIBUTES, _ATTRIBUTE_WITHOUT
     for tag, child in first.items():
         near_misses.update(check_attributes(
-            child, _CHILD_ATTRIBUTES[tag], f'{path}/{tag}', warnings, tally,
-            without=_ATTRIBUTE_WITHOUT.get(tag, {})))
+            child, known_attributes[tag], f'{path}/{tag}', warnings, tally,
+            without=attribute_without.get(tag, {})))
         if len(child):  # no child of <joint> has children in the spec
             check_children(child, (), f'{path}/{tag}', warnings, tally)
     for tag, count in counts.items():
@@ -157,13 +187,77 @@ def read_joint(element: Any, version: tuple[int, int], warnings: Warnings,
     except ValueError:
         raise DescriptionError(
             f'{context} has unknown type {quoted(type_text)}; use one of {_TYPE_NAMES}') from None
-    children, near_miss = _children(element, joint_type, name, warnings, tally)
+    children, near_miss = _children(element, joint_type, name, version, warnings, tally)
     try:
         return _joint(name, joint_type, children, version, context)
     except DescriptionError as error:
         if near_miss is None:
             raise
         raise DescriptionError(f'{error} ({near_miss})') from None
+
+
+def _limits_before_1_2(children: dict[str, Any], context: str) -> Limits:
+    """<limit> in a URDF 1.0 or 1.1 document: effort and velocity required, lower and upper 0.
+
+    The attributes URDF 1.2 adds are not read: they are extensions here (no limit: inf).
+    """
+    effort = _value(children, 'limit', 'effort', context)
+    return Limits(lower=_value(children, 'limit', 'lower', context),
+                  upper=_value(children, 'limit', 'upper', context),
+                  velocity=_value(children, 'limit', 'velocity', context), effort=effort)
+
+
+def _finite_or_none(text: str) -> float | None:
+    """The finite number `text` holds, as values.finite reads it; None if none."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _limits_1_2(element: Any, joint_type: JointType, context: str) -> Limits:
+    """<limit> in a URDF 1.2 document, as urdfdom 6.0.0 reads it (ros/urdfdom#212, #249).
+
+    Every attribute is optional, but a revolute or prismatic joint needs lower and upper. Left
+    out: lower -inf, upper inf, effort, velocity, acceleration and jerk inf (no limit),
+    deceleration the acceleration. Effort, velocity, acceleration, deceleration and jerk must not
+    be negative; upper must not be below lower, whatever the joint type.
+    """
+    def where() -> str:  # the line is found only for a message: it costs a pass over the text
+        return f'{context} <limit>{line_of(element)}'
+
+    if joint_type in _POSITION_LIMITED_TYPES:
+        for attribute in ('lower', 'upper'):
+            if attribute not in element.attrib:
+                raise DescriptionError(
+                    f'{where()} has no {attribute} attribute, which a {joint_type.value} joint '
+                    f'needs in URDF 1.2; add {attribute}="..."')
+    values = {}
+    for attribute in ('lower', 'upper', *_NON_NEGATIVE_1_2):
+        text = element.get(attribute)
+        if text is None:
+            continue
+        value = _finite_or_none(text)
+        if value is None:
+            finite(text, where(), attribute)  # raises, saying what the text is
+        values[attribute] = value
+    lower, upper = values.get('lower', -math.inf), values.get('upper', math.inf)
+    if lower > upper:
+        raise DescriptionError(
+            f'{where()}: upper ({upper}) is smaller than lower ({lower}); swap them')
+    for attribute in _NON_NEGATIVE_1_2:
+        value = values.get(attribute, 0.0)
+        if value < 0.0:
+            text = element.get(attribute)
+            raise DescriptionError(
+                f'{context} <limit {attribute}="{cut(text)}">{line_of(element)}: {attribute} '
+                f'cannot be negative; give 0 or more, or leave {attribute} out for no limit')
+    acceleration = values.get('acceleration', math.inf)
+    return Limits(lower=lower, upper=upper, velocity=values.get('velocity', math.inf),
+                  effort=values.get('effort', math.inf), acceleration=acceleration,
+                  deceleration=values.get('deceleration', acceleration),
+                  jerk=values.get('jerk', math.inf))
 
 
 def _joint(name: str, joint_type: JointType, children: dict[str, Any],
@@ -175,12 +269,11 @@ def _joint(name: str, joint_type: JointType, children: dict[str, Any],
     axis = _DEFAULT_AXIS if axis_element is None else _axis(axis_element, context)
 
     limits = None
-    if 'limit' in children:
-        effort = _value(children, 'limit', 'effort', context)
-        limits = Limits(lower=_value(children, 'limit', 'lower', context),
-                        upper=_value(children, 'limit', 'upper', context),
-                        velocity=_value(children, 'limit', 'velocity', context), effort=effort)
-    if joint_type in (JointType.REVOLUTE, JointType.PRISMATIC):
+    if 'limit' in children and version >= URDF_1_2:
+        limits = _limits_1_2(children['limit'], joint_type, context)
+    elif 'limit' in children:
+        limits = _limits_before_1_2(children, context)
+    if joint_type in _POSITION_LIMITED_TYPES:
         if limits is None:
             raise DescriptionError(
                 f'{context} is {joint_type.value} but has no <limit>; add '

@@ -15,8 +15,9 @@ from urdf_state_publisher.description.messages import (
 )
 from urdf_state_publisher.description.model_state import read_model_state
 from urdf_state_publisher.description.origins import read_origin
-from urdf_state_publisher.description.records import Description, Joint, URDF_1_1
+from urdf_state_publisher.description.records import Description, Joint, URDF_1_1, URDF_1_2
 from urdf_state_publisher.description.sensors import read_sensors
+from urdf_state_publisher.description.shapes import check_shapes
 from urdf_state_publisher.description.source import reading
 from urdf_state_publisher.description.unknown_names import check_children, ExtensionTally
 from urdf_state_publisher.description.validation import (
@@ -45,7 +46,7 @@ _KNOWN_LINK_CHILDREN = (*_LINK_PARTS, 'origin')
 
 
 def parse_description(text: str | bytes) -> Description:
-    """Parse and validate robot-description (URDF 1.0 or 1.1) text.
+    """Parse and validate robot-description (URDF 1.0, 1.1 or 1.2) text.
 
     Raises DescriptionError, and nothing else, for anything that cannot become one tree of
     links and joints; problems that leave the model usable are returned in `warnings`.
@@ -53,8 +54,10 @@ def parse_description(text: str | bytes) -> Description:
     no single position to set); a mimic whose leader is such a joint is an error. Of a link the
     kinematic model needs only the name; its unknown children are sorted as said below.
     In a URDF 1.1 document the origins of a link's visual, collision and inertial elements are
-    checked as joint origins are (their geometry, a capsule included, is not read); a 1.0
-    document's link contents are not read at all. Of a joint, only the first of each kind of
+    checked as joint origins are (their geometry, a capsule included, is not read); in a 1.2
+    document their sphere, box, cylinder and capsule sizes are checked too (see shapes); a 1.0
+    document's link contents are not read at all. A joint's <limit> is read with the defaults
+    and checks of the document's version (see joints). Of a joint, only the first of each kind of
     child is read (a repeat is warned about), and elements inside them are extensions. The axis
     of fixed and floating joints is not read.
 
@@ -99,6 +102,7 @@ def _read_links(elements: list[Any], version: tuple[int, int], warnings: Warning
     """Link names in document order; DescriptionError for a missing or repeated name."""
     by_name: dict[str, Any] = {}
     checked: set[tuple[str | None, ...]] = set()
+    checked_shapes: set[tuple[str | None, ...]] = set()
     for element in elements:
         name = element.get('name')
         if not name:
@@ -115,6 +119,8 @@ def _read_links(elements: list[Any], version: tuple[int, int], warnings: Warning
                            f'/robot/link[@name={quoted(name)}]', warnings, tally)
             if version >= URDF_1_1:
                 _check_link_origins(element, name, version, checked)
+            if version >= URDF_1_2:
+                check_shapes(element, name, checked_shapes)
     return list(by_name)
 
 
@@ -142,16 +148,27 @@ def _parse_description(text: str | bytes) -> Description:
 
 def _read_document(root: Any) -> Description:
     strip_default_namespace(root)
+    wrapper = None
     if root.tag != 'robot':
-        raise DescriptionError(
-            f'the root element is <{shorten(str(root.tag))}>, not <robot>; a URDF must be a '
-            '<robot> document')
+        # joint_state_publisher reads the first <robot> anywhere, and its own test robots
+        # wrap it in <urdf>: one <robot> directly inside the root is read, with a warning.
+        robots = root.findall('robot')
+        if len(robots) != 1:
+            raise DescriptionError(
+                f'the root element is <{shorten(str(root.tag))}>, not <robot>; a URDF must be '
+                'a <robot> document')
+        wrapper, root = root.tag, robots[0]
     robot_name = root.get('name')
     if robot_name is None:
         raise DescriptionError('the <robot> element has no name attribute; add name="..."')
     version = read_version(root.get('version'))
 
     warnings = Warnings()
+    if wrapper is not None:
+        warnings.append(
+            f'<robot> is inside <{shorten(str(wrapper))}>{line_of(root)}: read as '
+            'joint_state_publisher reads it, but robot_state_publisher refuses such a '
+            'document; make <robot> the root element')
     tally = ExtensionTally()
     # Children filtered by tag in C: junk elements cost no Python time.
     by_tag: dict[str, list[Any]] = {tag: [] for tag in _READ_ROBOT_CHILDREN}

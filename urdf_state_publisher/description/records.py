@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import enum
+import math
 
 from urdf_state_publisher.geometry import normalized, Quaternion, quaternion_from_rpy, Vector3
 
 __all__ = ['Description', 'Extension', 'extension_label', 'Extensions', 'Joint', 'JointType',
-           'Limits', 'Mimic', 'Origin', 'Sensor', 'SoftLimits', 'URDF_1_0', 'URDF_1_1']
+           'Limits', 'Mimic', 'Origin', 'Sensor', 'SoftLimits', 'URDF_1_0', 'URDF_1_1',
+           'URDF_1_2']
 
-# URDF versions as (major, minor): what a document without a version attribute is, and the
-# first one with quaternion origins and capsules.
+# URDF versions as (major, minor): what a document without a version attribute is; the first
+# one with quaternion origins and capsules; the first with acceleration, deceleration and jerk
+# limits, optional effort and velocity, and checked geometry (urdfdom 6).
 URDF_1_0 = (1, 0)
 URDF_1_1 = (1, 1)
+URDF_1_2 = (1, 2)
 
 
 class JointType(enum.Enum):
@@ -59,12 +63,21 @@ class Origin:
 
 @dataclass(frozen=True)
 class Limits:
-    """A joint's <limit>; lower and upper only mean something for revolute and prismatic joints."""
+    """A joint's <limit>, with the defaults of the document's URDF version.
+
+    lower and upper only bound revolute and prismatic joints (in URDF 1.2 a <limit> of another
+    joint type may leave them out: -inf and inf). In URDF 1.2 effort, velocity, acceleration
+    and jerk left out are inf (no limit) and deceleration left out is the acceleration; before
+    1.2 effort and velocity are required and the last three are not read (inf).
+    """
 
     lower: float
     upper: float
     velocity: float
     effort: float
+    acceleration: float = math.inf
+    deceleration: float = math.inf
+    jerk: float = math.inf
 
 
 @dataclass(frozen=True)

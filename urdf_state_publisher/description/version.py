@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 
 from urdf_state_publisher.description.messages import quoted
-from urdf_state_publisher.description.records import URDF_1_0, URDF_1_1
+from urdf_state_publisher.description.records import URDF_1_0, URDF_1_1, URDF_1_2
 from urdf_state_publisher.errors import DescriptionError
 
 __all__ = ['SUPPORTED_VERSIONS', 'read_version']
 
-SUPPORTED_VERSIONS = (URDF_1_0, URDF_1_1)
-_SUPPORTED_TEXT = ' or '.join(f'"{major}.{minor}"' for major, minor in SUPPORTED_VERSIONS)
+SUPPORTED_VERSIONS = (URDF_1_0, URDF_1_1, URDF_1_2)
+_NAMES = [f'{major}.{minor}' for major, minor in SUPPORTED_VERSIONS]
+_READ_TEXT = ', '.join(_NAMES[:-1]) + ' and ' + _NAMES[-1]
+_SUPPORTED_TEXT = ', '.join(f'"{name}"' for name in _NAMES[:-1]) + f' or "{_NAMES[-1]}"'
 _ADVICE = f'write version={_SUPPORTED_TEXT}, or leave version out for 1.0'
 
 
@@ -45,5 +47,5 @@ def read_version(text: str | None) -> tuple[int, int]:
     if version not in SUPPORTED_VERSIONS:
         raise DescriptionError(
             f'<robot version={quoted(text)}>: URDF {version[0]}.{version[1]} is not supported '
-            f'(this node reads URDF 1.0 and 1.1); {_ADVICE}')
+            f'(this node reads URDF {_READ_TEXT}); {_ADVICE}')
     return version
