@@ -17,10 +17,11 @@ import sys
 from xml.etree import ElementTree
 
 from conftest import REPO, SAMPLE_URDF, SAMPLE_XACRO
-from node_fixtures import call_service, wait_for_log
+from node_fixtures import call_service, joint_state, ns, RELIABLE, wait_for_log, wait_until
 import pytest
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters
+from sensor_msgs.msg import JointState
 import xacro
 import yaml
 
@@ -49,6 +50,10 @@ EXAMPLES = {
         'launches urdf_state_publisher.launch.py under colcon test',
     ('merging.md', '# before: two nodes'):
         THIS + 'test_the_merging_example_gives_one_node_the_two_nodes_parameters',
+    ('merging.md', 'joint_state_publisher:'):
+        THIS + 'test_the_replacement_file_holds_the_pairs_parameters',
+    ('merging.md', 'urdf_state_publisher:'):
+        THIS + 'test_the_replacement_file_runs_as_the_pair_would',
     ('topics.md', '/**:'):
         THIS + 'test_the_queue_depth_override_sets_the_subscription_depth',
     ('urdf.md', 'urdf_state_publisher_inspect robot.urdf.xacro'):
@@ -194,3 +199,58 @@ def test_the_log_of_a_description_with_extensions_is_as_shown(start_node, probe)
     assert all(p.fullmatch(line) for p, line in zip(patterns, matched)), output
     assert not [line for line in lines if line.startswith(('[WARN]', '[ERROR]'))], output
 
+
+
+def test_the_replacement_file_holds_the_pairs_parameters():
+    pair = yaml.safe_load(block('merging.md', 'joint_state_publisher:'))
+    [ours] = yaml.safe_load(block('merging.md', 'urdf_state_publisher:')).values()
+    joint_state_publisher, robot_state_publisher = (
+        pair[name]['ros__parameters'] for name in ('joint_state_publisher',
+                                                   'robot_state_publisher'))
+    assert ours['ros__parameters'] == {**joint_state_publisher, **robot_state_publisher,
+                                       'publish_joint_states': True}
+
+
+# A robot with the joints the example names: a passive caster and two fingers, the right one
+# to follow the left by parameter.
+FINGERS = (
+    '<robot name="fingers"><link name="base"/><link name="caster"/><link name="left"/>'
+    '<link name="right"/>'
+    '<joint name="caster_joint" type="revolute"><parent link="base"/><child link="caster"/>'
+    '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+    '<joint name="left_finger_joint" type="prismatic"><parent link="base"/>'
+    '<child link="left"/><axis xyz="0 1 0"/>'
+    '<limit lower="0" upper="0.05" effort="1" velocity="1"/></joint>'
+    '<joint name="right_finger_joint" type="prismatic"><parent link="base"/>'
+    '<child link="right"/><axis xyz="0 1 0"/>'
+    '<limit lower="-0.05" upper="0" effort="1" velocity="1"/></joint></robot>')
+
+
+def test_the_replacement_file_runs_as_the_pair_would(start_node, probe, tmp_path):
+    # The file as written, for a node of that name, with a robot that has those joints.
+    document = yaml.safe_load(block('merging.md', 'urdf_state_publisher:'))
+    document['urdf_state_publisher']['ros__parameters']['robot_description'] = FINGERS
+    params_file = tmp_path / 'replacement.yaml'
+    params_file.write_text(yaml.safe_dump(document))
+    node = start_node({}, ('--params-file', str(params_file)))
+    states = probe.record(JointState, '/joint_states', RELIABLE)
+    driver = probe.node.create_publisher(JointState, '/arm/joint_states', RELIABLE)
+    probe.wait_until(lambda: driver.get_subscription_count() > 0, 30,
+                     f'the node to read arm/joint_states ({node.output()[-300:]})')
+    stamps = iter(range(ns(10), ns(1000), ns(1) // 10))
+
+    def drive() -> None:
+        driver.publish(joint_state(next(stamps), {'left_finger_joint': 0.02}))
+        probe.spin_for(0.1)
+
+    def driven() -> list[dict]:
+        return [dict(zip(s.name, s.position)) for s in states
+                if dict(zip(s.name, s.position)).get('left_finger_joint') == 0.02]
+
+    wait_until(lambda: driven(), 30, drive, f'the merged joint_states ({node.output()[-300:]})')
+    # zeros: the caster held at 0.5; dependent_joints: the right finger at -1.0 x the left.
+    assert driven()[-1] == pytest.approx(
+        {'caster_joint': 0.5, 'left_finger_joint': 0.02, 'right_finger_joint': -0.02},
+        abs=1e-12)
+    assert node.running(), node.output()
+    assert 'WARN' not in node.output() and 'ERROR' not in node.output(), node.output()
