@@ -716,8 +716,8 @@ def prefix_change(names: Iterable[str], joints: Iterable[str]) -> PrefixChange |
     """The prefix change that turns the most `names` into `joints`, if it explains enough.
 
     A change removes a prefix, adds one, or replaces one by another; prefixes end with a
-    separator (/ _ - . :) so that 'robot1_' or '/ns/' is found, not an arbitrary cut. It must
-    explain at least half the names that are not joints, and a replacement two of them unless
+    separator (/ _ - . :) so that ``'robot1_'`` or ``'/ns/'`` is found, not an arbitrary cut. It
+    must explain at least half the names that are not joints, and a replacement two of them unless
     there is only one: one name alone matches some joint by chance too easily.
     """
     joints = set(joints)
