@@ -24,8 +24,8 @@ from urdf_state_publisher.errors import StartupError
 if TYPE_CHECKING:
     from rclpy.node import Node
 
-__all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'make_executor', 'init_ros', 'main',
-           'run_node', 'spin_until_stopped']
+__all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'container_main', 'make_executor',
+           'init_ros', 'main', 'run_node', 'spin_until_stopped']
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_POLL_S = 0.1  # how long a stop request may wait for the executor to wake up
@@ -143,3 +143,11 @@ def main(args: list[str] | None = None) -> int:
     from urdf_state_publisher.node import UrdfStatePublisher
 
     return run_node('urdf_state_publisher', UrdfStatePublisher, stop, args)
+
+
+def container_main(args: list[str] | None = None) -> int:
+    """Run urdf_state_publisher_container (nodes loaded on request) until a stop signal."""
+    stop = StopRequest()
+    from urdf_state_publisher.container import ComponentContainer
+
+    return run_node('urdf_state_publisher_container', ComponentContainer, stop, args)
