@@ -6,7 +6,7 @@ rules, parameters and extra arguments. `node_arguments` turns its plain values i
 separate process of the node would get from its command line, as rclcpp_components'
 ComponentManager does (its create_node_options): the remap rules, then `__node` and `__ns`,
 parameter overrides and no global arguments, so nothing of the container's own command line
-reaches the node. A request it cannot honour raises LoadRefused, one line for the reply.
+reaches the node. A request it cannot honour raises LoadRequestError, one line for the reply.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ['EXTRA_ARGUMENTS', 'LoadRefused', 'LoadRequest', 'NodeArguments', 'Plugin', 'PLUGINS',
-           'logger_name', 'node_arguments']
+__all__ = ['EXTRA_ARGUMENTS', 'LoadRequest', 'LoadRequestError', 'NodeArguments', 'Plugin',
+           'PLUGINS', 'logger_name', 'node_arguments']
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ EXTRA_ARGUMENTS = {
     'enable_logger_service': ExtraArgument(node_keyword='enable_logger_service'),
     'use_intra_process_comms': ExtraArgument(
         noted=True, note='use_intra_process_comms: rclpy has no intra-process transport; the '
-        "nodes of this container exchange messages through the middleware, as separate "
+        'nodes of this container exchange messages through the middleware, as separate '
         'processes do (zero-copy only where the middleware itself offers it)'),
     'enable_topic_statistics': ExtraArgument(
         noted=True, note='enable_topic_statistics: rclpy subscriptions publish no topic '
@@ -69,7 +69,7 @@ EXTRA_ARGUMENTS = {
         noted=False, note='start_parameter_event_publisher: an rclpy node always publishes '
         'its parameter changes on /parameter_events; the nodes of this container do too'),
     'use_clock_thread': ExtraArgument(
-        noted=True, note='use_clock_thread: rclpy updates a node\'s clock from /clock in the '
+        noted=True, note="use_clock_thread: rclpy updates a node's clock from /clock in the "
         "container's executor, not in a thread of its own"),
 }
 
@@ -110,33 +110,34 @@ class NodeArguments:
         return logger_name(self.node_name, self.namespace)
 
 
-class LoadRefused(ValueError):
+class LoadRequestError(ValueError):
     """A load request the container cannot honour; the message is the reply's error."""
 
 
 def logger_name(node_name: str, namespace: str) -> str:
-    """rcl's logger name of a node: its namespace's parts and its name, joined by dots."""
+    """The name rcl gives a node's logger: its namespace's parts and its name, joined by dots."""
     return '.'.join([*namespace.strip('/').split('/'), node_name]).lstrip('.')
 
 
 def find_plugin(package_name: str, plugin_name: str) -> Plugin:
-    """The plugin a request names, or LoadRefused naming what this container loads."""
+    """The plugin a request names, or LoadRequestError naming what this container loads."""
     for plugin in PLUGINS:
         if (plugin.package, plugin.name) == (package_name, plugin_name):
             return plugin
     known = ' or '.join(f"'{p.name}' (package '{p.package}')" for p in PLUGINS)
-    raise LoadRefused(
+    raise LoadRequestError(
         f"unknown plugin '{plugin_name}' of package '{package_name}': "
         f'urdf_state_publisher_container loads {known}; '
         'load other plugins into a container of their own kind')
 
 
 def node_arguments(request: LoadRequest) -> NodeArguments:
-    """The arguments of the node `request` asks for; LoadRefused says why it cannot be."""
+    """The arguments of the node `request` asks for; LoadRequestError says why it cannot be."""
     plugin = find_plugin(request.package_name, request.plugin_name)
     if request.log_level not in LOG_LEVELS:
         levels = ', '.join(f'{number} ({name})' for number, name in LOG_LEVELS.items())
-        raise LoadRefused(f'log_level {request.log_level} is no log level: use one of {levels}')
+        raise LoadRequestError(
+            f'log_level {request.log_level} is no log level: use one of {levels}')
     node_name = request.node_name or plugin.default_node_name
     namespace = request.node_namespace or '/'
     if not namespace.startswith('/'):  # there is nothing else for it to be relative to
@@ -162,11 +163,11 @@ def _extra_arguments(
     for name, value in arguments:
         extra = EXTRA_ARGUMENTS.get(name)
         if extra is None:
-            raise LoadRefused(
+            raise LoadRequestError(
                 f"extra argument '{name}' is not supported: this container takes "
                 f"{', '.join(EXTRA_ARGUMENTS)}")
         if not isinstance(value, bool):
-            raise LoadRefused(
+            raise LoadRequestError(
                 f"extra argument '{name}' must be a boolean, not {value!r}: give true or false")
         if extra.node_keyword is not None:
             keywords[extra.node_keyword] = value

@@ -17,10 +17,10 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter, parameter_value_to_python
 
 from urdf_state_publisher.composition import (
-    LoadRefused,
     LoadRequest,
-    NodeArguments,
+    LoadRequestError,
     node_arguments,
+    NodeArguments,
 )
 from urdf_state_publisher.errors import StartupError
 from urdf_state_publisher.node import UrdfStatePublisher
@@ -59,7 +59,7 @@ class ComponentContainer(Node):
                 extra_arguments=tuple((a.name, parameter_value_to_python(a.value))
                                       for a in request.extra_arguments)))
             node = self._build(arguments)
-        except (LoadRefused, StartupError) as error:
+        except (LoadRequestError, StartupError) as error:
             reason = str(error)
         except Exception as error:  # noqa: BLE001 - rclpy refuses names and rules in many ways
             reason = ' '.join(str(error).split())  # rcl's messages span lines

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['CONTAINER_SERVICE_QOS', 'JOINT_STATES_QOS', 'LATCHED_QOS', 'TF_QOS', 'TF_STATIC_LISTENER_QOS']
+__all__ = ['CONTAINER_SERVICE_QOS', 'JOINT_STATES_QOS', 'LATCHED_QOS', 'TF_QOS',
+           'TF_STATIC_LISTENER_QOS']
 
 # /tf, as tf2's TransformBroadcaster: reliable, volatile, depth 100.
 TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
