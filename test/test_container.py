@@ -30,6 +30,7 @@ from node_fixtures import (
     sample_pose,
     SAMPLE_STATIC,
 )
+import psutil
 import pytest
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
@@ -162,6 +163,11 @@ def nodes(probe: Probe) -> set[str]:
             for name, namespace in probe.node.get_node_names_and_namespaces()}
 
 
+def services_of(probe: Probe, prefix: str) -> list[str]:
+    return [name for name, _ in probe.node.get_service_names_and_types()
+            if name.startswith(prefix)]
+
+
 def two_robots(tmp_path: Path) -> tuple[LoadNode.Request, LoadNode.Request]:
     """Two robots as a multi-robot bringup loads them, each with its own parameters."""
     description = SAMPLE_URDF.read_text()
@@ -243,6 +249,11 @@ def test_unloading_a_robot_removes_its_topics_and_keeps_the_others(tmp_path, con
                      10.0, "the unloaded robot's node and topics to go")
     assert publishers(probe, '/right/robot_description') == 1
     assert probe.node.count_subscribers('/right/joint_states') == 1
+    # Every service of the unloaded node goes too (rclpy's type description service would
+    # outlive it: the container starts nodes without it).
+    probe.wait_until(lambda: not services_of(probe, '/left/left_state_publisher/'), 10.0,
+                     "the unloaded node's services to go")
+    assert services_of(probe, '/right/robot_state_publisher/')
     assert '/right/robot_state_publisher' in nodes(probe)
     # The right robot's frames are still served to a late joiner, the left's no more.
     children = {t.child_frame_id
@@ -305,3 +316,34 @@ def test_a_stop_signal_ends_the_container_with_0_and_every_node_torn_down(tmp_pa
     assert 'Traceback' not in container.output()
     probe.wait_until(lambda: not {'/left/left_state_publisher', '/right/robot_state_publisher',
                                   CONTAINER} & nodes(probe), 20.0, 'the nodes to leave the graph')
+
+
+def rss(process: ContainerProcess) -> int:
+    return psutil.Process(process.process.pid).memory_info().rss
+
+
+def test_unloading_frees_what_a_robot_held(tmp_path, container, client):
+    """100 load and unload cycles leave less memory behind than one more robot costs."""
+    left, right = two_robots(tmp_path)
+    assert client.load(left).success
+    before = rss(container)
+    second = client.load(right)
+    assert second.success, second.error_message
+    robot_cost = rss(container) - before  # what one robot holds, the floor of this run
+    assert client.unload(second.unique_id).success
+    for _ in range(20):  # warm-up: caches and the allocator's arenas settle
+        loaded = client.load(right)
+        assert client.unload(loaded.unique_id).success
+    client.list()  # the last unload's destruction has run
+    settled = rss(container)
+    for _ in range(100):
+        loaded = client.load(right)
+        assert loaded.success, loaded.error_message
+        assert client.unload(loaded.unique_id).success
+    client.list()
+    growth = rss(container) - settled
+    assert robot_cost > 0
+    assert growth < robot_cost, (
+        f'100 load and unload cycles grew the container by {growth / 2**20:.2f} MiB; one '
+        f'robot costs {robot_cost / 2**20:.2f} MiB')
+    assert list(client.list().values()) == ['/left/left_state_publisher']

@@ -40,6 +40,7 @@ class ComponentContainer(Node):
     def __init__(self, **node_options):
         super().__init__(CONTAINER_NODE_NAME, **node_options)
         self._nodes: dict[int, Node] = {}  # by unique id, in the order they were loaded
+        self._unloading: set[Node] = set()  # unloaded, to be destroyed
         self._last_id = 0
         self._said: set[str] = set()
         self.create_service(LoadNode, '~/_container/load_node', self._on_load_node,
@@ -92,11 +93,12 @@ class ComponentContainer(Node):
                                'without it')
         # Set before the node exists, so that what it logs while starting obeys it too.
         set_logger_level(arguments.logger_name, LoggingSeverity(arguments.log_level))
+        # The request's parameters come last: they win over the defaults.
+        overrides = [Parameter(name, value=value) for name, value in arguments.parameter_defaults]
+        overrides += [Parameter.from_parameter_msg(p) for p in arguments.parameters]
         try:
-            return UrdfStatePublisher(
-                context=self.context, cli_args=list(arguments.cli_args),
-                parameter_overrides=[Parameter.from_parameter_msg(p)
-                                     for p in arguments.parameters], **keywords)
+            return UrdfStatePublisher(context=self.context, cli_args=list(arguments.cli_args),
+                                      parameter_overrides=overrides, **keywords)
         except BaseException:
             set_logger_level(arguments.logger_name, LoggingSeverity.UNSET)
             raise
@@ -127,15 +129,27 @@ class ComponentContainer(Node):
         return response
 
     def _unload(self, node: Node) -> None:
-        executor = self.executor
-        if executor is not None:
-            executor.remove_node(node)
-        logger = node.get_logger().name
-        node.destroy_node()
-        set_logger_level(logger, LoggingSeverity.UNSET)
+        """Take `node` out of the executor, and destroy it once the executor has let go of it.
+
+        The executor lets go of a removed node's entities only when it next runs (the
+        EventsExecutor holds each one in use until then): the destruction is a task queued
+        behind that, not a call inside this callback.
+        """
+        self._unloading.add(node)
+        self.executor.remove_node(node)
+        self.executor.create_task(self._destroy, node)
+
+    def _destroy(self, node: Node) -> None:
+        if node in self._unloading:
+            self._unloading.discard(node)
+            logger = node.get_logger().name
+            node.destroy_node()
+            set_logger_level(logger, LoggingSeverity.UNSET)
 
     def destroy_node(self) -> None:
-        """Destroy every loaded node, then the container's own."""
-        while self._nodes:
-            self._unload(self._nodes.pop(next(iter(self._nodes))))
+        """Destroy every loaded node, then the container's own (the executor has stopped)."""
+        for node in [*self._nodes.values(), *self._unloading]:
+            self._unloading.add(node)
+            self._destroy(node)
+        self._nodes.clear()
         super().destroy_node()
