@@ -24,7 +24,6 @@ from node_fixtures import (
     call_service,
     deeper,
     joint_state,
-    late_joiner,
     ns,
     Probe,
     sample_pose,
@@ -37,7 +36,7 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 import yaml
 
-from urdf_state_publisher.qos import TF_QOS
+from urdf_state_publisher.qos import TF_QOS, TF_STATIC_LISTENER_QOS
 
 SAMPLE_URDF = Path(__file__).resolve().parent.parent / 'urdf' / 'sample_arm.urdf'
 OURS = ('urdf_state_publisher', 'urdf_state_publisher::UrdfStatePublisher')
@@ -185,10 +184,19 @@ def two_robots(tmp_path: Path) -> tuple[LoadNode.Request, LoadNode.Request]:
     return left, right
 
 
-def static_children(probe: Probe) -> set[str]:
-    """Every child frame on /tf_static, over the latched messages of all its publishers."""
-    return {t.child_frame_id for m in late_joiner(probe, TFMessage, '/tf_static', count=2)
-            for t in m.transforms}
+def static_children(probe: Probe, count: int) -> set[str]:
+    """Every child frame on /tf_static that a new tf2 listener gets from `count` publishers."""
+    received: list[TFMessage] = []
+    # tf2's listener profile: deep enough to keep the latched message of every publisher.
+    subscription = probe.node.create_subscription(TFMessage, '/tf_static', received.append,
+                                                  TF_STATIC_LISTENER_QOS)
+    try:
+        probe.wait_until(lambda: len(received) >= count, 10.0, f'{count} /tf_static messages')
+        probe.spin_for(0.5)  # and no more than `count`
+    finally:
+        probe.node.destroy_subscription(subscription)
+    assert len(received) == count
+    return {t.child_frame_id for m in received for t in m.transforms}
 
 
 def test_two_robots_load_with_their_own_names_parameters_and_remaps(tmp_path, container,
@@ -204,7 +212,7 @@ def test_two_robots_load_with_their_own_names_parameters_and_remaps(tmp_path, co
                              loaded_right.unique_id: '/right/robot_state_publisher'}
 
     # Each publishes its own /tf_static, with its own frame_prefix (not the container's).
-    assert static_children(probe) == ({f'left/{c}' for c in SAMPLE_STATIC}
+    assert static_children(probe, 2) == ({f'left/{c}' for c in SAMPLE_STATIC}
                                       | {f'right/{c}' for c in SAMPLE_STATIC})
     # Each reads its own joint states: left's remapped, right's its namespace's joint_states.
     tf = probe.record(TFMessage, '/tf', deeper(TF_QOS, 1000))
@@ -256,9 +264,7 @@ def test_unloading_a_robot_removes_its_topics_and_keeps_the_others(tmp_path, con
     assert services_of(probe, '/right/robot_state_publisher/')
     assert '/right/robot_state_publisher' in nodes(probe)
     # The right robot's frames are still served to a late joiner, the left's no more.
-    children = {t.child_frame_id
-                for m in late_joiner(probe, TFMessage, '/tf_static') for t in m.transforms}
-    assert children == {f'right/{c}' for c in SAMPLE_STATIC}
+    assert static_children(probe, 1) == {f'right/{c}' for c in SAMPLE_STATIC}
 
     again = client.unload(left.unique_id)
     assert not again.success
