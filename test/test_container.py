@@ -31,6 +31,8 @@ from node_fixtures import (
 )
 import psutil
 import pytest
+from rcl_interfaces.msg import Parameter as ParameterMessage
+from rcl_interfaces.srv import GetParameters, SetParameters
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
@@ -353,3 +355,40 @@ def test_unloading_frees_what_a_robot_held(tmp_path, container, client):
         f'100 load and unload cycles grew the container by {growth / 2**20:.2f} MiB; one '
         f'robot costs {robot_cost / 2**20:.2f} MiB')
     assert list(client.list().values()) == ['/left/left_state_publisher']
+
+
+def test_a_loaded_node_has_its_own_log_level_sim_time_and_takes_parameter_changes(
+        container, client, probe):
+    description = SAMPLE_URDF.read_text()
+    quiet_request = launch_ros_request(OURS, name='rsp', namespace='quiet', parameters=[
+        {'robot_description': description, 'frame_prefix': 'quiet/', 'use_sim_time': True}])
+    quiet_request.log_level = 40  # rcl_interfaces/Log ERROR: no INFO from this node
+    talkative = client.load(launch_ros_request(OURS, name='rsp', namespace='talkative',
+                                               parameters=[{'robot_description': description,
+                                                            'frame_prefix': 'talkative/'}]))
+    quiet = client.load(quiet_request)
+    assert quiet.success and talkative.success
+    # The start-up summary each node logs at INFO: the quiet one's is below its level.
+    assert "[talkative.rsp]: robot 'sample_arm'" in container.output()
+    assert '[quiet.rsp]' not in container.output()
+
+    def parameter(node: str, name: str):
+        reply = call_service(probe.node.create_client(GetParameters, f'{node}/get_parameters'),
+                             GetParameters.Request(names=[name]), probe.spin, REPLY_TIMEOUT_S,
+                             f'{node}/get_parameters')
+        return Parameter.from_parameter_msg(
+            ParameterMessage(name=name, value=reply.values[0])).value
+
+    assert parameter('/quiet/rsp', 'use_sim_time') is True
+    assert parameter('/talkative/rsp', 'use_sim_time') is False
+    assert parameter('/quiet/rsp', 'frame_prefix') == 'quiet/'
+
+    # A parameter change reaches the loaded node as it reaches a process: a new frame_prefix
+    # republishes /tf_static under it.
+    set_client = probe.node.create_client(SetParameters, '/quiet/rsp/set_parameters')
+    result, = call_service(set_client, SetParameters.Request(parameters=[
+        Parameter('frame_prefix', value='renamed/').to_parameter_msg()]), probe.spin,
+        REPLY_TIMEOUT_S, '/quiet/rsp/set_parameters').results
+    assert result.successful, result.reason
+    assert static_children(probe, 2) == ({f'renamed/{c}' for c in SAMPLE_STATIC}
+                                         | {f'talkative/{c}' for c in SAMPLE_STATIC})
