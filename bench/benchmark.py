@@ -909,30 +909,49 @@ def start_fleet_container(robot: BenchRobot, count: int, log_dir: Path, driver: 
     return fleet
 
 
-def drive_fleet(driver: Driver, fleet: Fleet, states: list[bytes], seconds: float) -> int:
-    """Send every robot of `fleet` a JointState at FLEET_RATE for `seconds`; the count sent."""
+def drive_fleet(driver: Driver, fleet: Fleet, states: list[bytes], seconds: float
+                ) -> tuple[int, int, set[str]]:
+    """Send every robot of `fleet` a JointState at FLEET_RATE for `seconds`.
+
+    Returns the JointStates sent, the /tf messages received meanwhile, and the robots they came
+    from (the frame_prefix of their first transform's parent frame).
+    """
     publishers = [driver.node.create_publisher(JointState, topic, qos_profile_sensor_data)
                   for topic in fleet.topics]
+    tf = driver.node.create_subscription(TFMessage, '/tf', lambda _: None, TF_QOS, raw=True)
+    wait_set = driver.wait_set
     try:
         deadline = time.monotonic() + 30
         while any(driver.node.count_subscribers(t) == 0 for t in fleet.topics):
             if time.monotonic() > deadline:
                 raise RuntimeError(f'not every robot of the {fleet.way} subscribed in 30 s')
             time.sleep(0.1)
-        period = 1.0 / FLEET_RATE
-        sent, start = 0, time.perf_counter()
-        tick = 0
-        while (due := start + tick * period) < start + seconds:
-            time.sleep(max(0.0, due - time.perf_counter()))
-            data = stamped(states[tick % len(states)], time.time_ns())
+        period = round(1e9 / FLEET_RATE)
+        sent = received = 0
+        robots: set[str] = set()
+        clock = time.perf_counter_ns
+        start = clock()
+        end = start + round(seconds * 1e9)
+        due = start
+        while due < end:
+            while (now := clock()) < due:
+                wait_set.clear_entities()
+                wait_set.add_subscription(tf.handle)
+                wait_set.wait(due - now)
+                while (taken := tf.handle.take_message(TFMessage, True)) is not None:
+                    received += 1
+                    length, = struct.unpack_from('<I', taken[0], 16)  # the first frame_id
+                    robots.add(taken[0][20:20 + length].split(b'/')[0].decode())
+            data = stamped(states[sent // len(publishers) % len(states)], time.time_ns())
             for publisher in publishers:
                 publisher.publish(data)
             sent += len(publishers)
-            tick += 1
-        return sent
+            due += period
+        return sent, received, robots
     finally:
         for publisher in publishers:
             driver.node.destroy_publisher(publisher)
+        driver.node.destroy_subscription(tf)
 
 
 def measure_fleet(driver: Driver, fleet: Fleet, states: list[bytes], scale: Scale) -> dict:
@@ -940,10 +959,12 @@ def measure_fleet(driver: Driver, fleet: Fleet, states: list[bytes], scale: Scal
     pids = [process.pid for process, _ in fleet.processes.values()]
     drive_fleet(driver, fleet, states, max(1.0, scale.warm_up * 4))  # start-up settles
     before = sum(process_cpu_seconds(pid) for pid in pids)
-    sent = drive_fleet(driver, fleet, states, scale.fleet_seconds)
+    sent, received, robots = drive_fleet(driver, fleet, states, scale.fleet_seconds)
     cpu = sum(process_cpu_seconds(pid) for pid in pids) - before
     memory = [psutil.Process(pid).memory_full_info() for pid in pids]
     return {'way': fleet.way, 'sent': sent, 'cpu_us_per_js': cpu / sent * 1e6,
+            'tf_per_robot_s': received / len(fleet.topics) / scale.fleet_seconds,
+            'robots_publishing': len(robots),
             'rss_mib': sum(m.rss for m in memory) / 2**20,
             'pss_mib': sum(m.pss for m in memory) / 2**20}
 
@@ -958,9 +979,11 @@ def fleet_section(robot: BenchRobot, scale: Scale, driver: Driver, workdir: Path
     print(f'   processes: N × python -m {NODE} --ros-args -r __ns:=/robotK …; container: '
           f'one {CONTAINER} with N nodes loaded through its load_node service')
     print('   RSS and PSS: the sums over the processes (PSS shares the libraries out); '
-          f'CPU µs/js: their CPU ÷ JointStates sent, over {scale.fleet_seconds:g} s')
+          f'CPU µs/js: their CPU ÷ JointStates sent, over {scale.fleet_seconds:g} s;')
+    print('   tf/s: /tf messages received per robot and second (publish_frequency 20 Hz), from '
+          'how many robots')
     print(f'{"N":>4} {"way":<10} {"RSS MiB":>8} {"PSS MiB":>8} {"per robot":>9} '
-          f'{"CPU µs/js":>9} {"×processes":>10}')
+          f'{"CPU µs/js":>9} {"×processes":>10} {"tf/s":>5} {"from":>4}')
     rows = []
     for count in scale.fleet_sizes:
         by_way = {}
@@ -979,7 +1002,8 @@ def fleet_section(robot: BenchRobot, scale: Scale, driver: Driver, workdir: Path
             rows.append(r)
             print(f'{count:>4} {way:<10} {r["rss_mib"]:>8.1f} {r["pss_mib"]:>8.1f} '
                   f'{r["per_robot_mib"]:>9.1f} {r["cpu_us_per_js"]:>9.1f} '
-                  f'{r["cpu_ratio"]:>10.2f}', flush=True)
+                  f'{r["cpu_ratio"]:>10.2f} {r["tf_per_robot_s"]:>5.1f} '
+                  f'{r["robots_publishing"]:>4}', flush=True)
     report['fleet'] = rows
     report['fleet_targets'] = fleet_targets(rows, robot, driver, workdir)
 

@@ -136,6 +136,9 @@ def test_the_fleet_section_runs_each_size_both_ways(smoke):
         assert row['sent'] > 0, row
         assert finite_positive(row['cpu_us_per_js']) and finite_positive(row['cpu_ratio']), row
         assert row['rss_mib'] >= row['pss_mib'] > 0, row
+        # Every robot published /tf from the JointStates it was sent, both ways.
+        assert row['robots_publishing'] == row['robots'], row
+        assert row['tf_per_robot_s'] > 0, row
     processes = {r['robots']: r for r in rows if r['way'] == 'processes'}
     container = {r['robots']: r for r in rows if r['way'] == 'container'}
     largest = max(processes)
