@@ -981,9 +981,9 @@ def fleet_section(robot: BenchRobot, scale: Scale, driver: Driver, workdir: Path
     print('   RSS and PSS: the sums over the processes (PSS shares the libraries out); '
           f'CPU µs/js: their CPU ÷ JointStates sent, over {scale.fleet_seconds:g} s;')
     print('   tf/s: /tf messages received per robot and second (publish_frequency 20 Hz), from '
-          'how many robots')
+          'how many robots; stop s: SIGINT to exit 0, the processes one after the other')
     print(f'{"N":>4} {"way":<10} {"RSS MiB":>8} {"PSS MiB":>8} {"per robot":>9} '
-          f'{"CPU µs/js":>9} {"×processes":>10} {"tf/s":>5} {"from":>4}')
+          f'{"CPU µs/js":>9} {"×processes":>10} {"tf/s":>5} {"from":>4} {"stop s":>6}')
     rows = []
     for count in scale.fleet_sizes:
         by_way = {}
@@ -993,8 +993,15 @@ def fleet_section(robot: BenchRobot, scale: Scale, driver: Driver, workdir: Path
             try:
                 by_way[way] = measure_fleet(driver, fleet, states, scale)
             finally:
-                codes = stop_processes(fleet.processes)
+                # One at a time: 50 processes stopped at once on 2 cores overran the node's
+                # 4 s teardown limit (process.TEARDOWN_LIMIT_S) in a dozen of them.
+                started = time.perf_counter()
+                codes = {}
+                for name, entry in fleet.processes.items():
+                    codes.update(stop_processes({name: entry}))
+                stop_s = time.perf_counter() - started
             check_exits(codes, fleet.processes)
+            by_way[way]['stop_s'] = stop_s
         for way, r in by_way.items():
             r.update(robots=count, robot=robot.label,
                      per_robot_mib=r['rss_mib'] / count,
@@ -1003,7 +1010,7 @@ def fleet_section(robot: BenchRobot, scale: Scale, driver: Driver, workdir: Path
             print(f'{count:>4} {way:<10} {r["rss_mib"]:>8.1f} {r["pss_mib"]:>8.1f} '
                   f'{r["per_robot_mib"]:>9.1f} {r["cpu_us_per_js"]:>9.1f} '
                   f'{r["cpu_ratio"]:>10.2f} {r["tf_per_robot_s"]:>5.1f} '
-                  f'{r["robots_publishing"]:>4}', flush=True)
+                  f'{r["robots_publishing"]:>4} {r["stop_s"]:>6.2f}', flush=True)
     report['fleet'] = rows
     report['fleet_targets'] = fleet_targets(rows, robot, driver, workdir)
 
