@@ -921,10 +921,12 @@ def drive_fleet(driver: Driver, fleet: Fleet, states: list[bytes], seconds: floa
     tf = driver.node.create_subscription(TFMessage, '/tf', lambda _: None, TF_QOS, raw=True)
     wait_set = driver.wait_set
     try:
-        deadline = time.monotonic() + 30
+        # Discovery among 50 processes started at once takes a while on 2 cores.
+        limit = 30 + 2 * len(fleet.topics)
+        deadline = time.monotonic() + limit
         while any(driver.node.count_subscribers(t) == 0 for t in fleet.topics):
             if time.monotonic() > deadline:
-                raise RuntimeError(f'not every robot of the {fleet.way} subscribed in 30 s')
+                raise RuntimeError(f'not every robot of the {fleet.way} subscribed in {limit} s')
             time.sleep(0.1)
         period = round(1e9 / FLEET_RATE)
         sent = received = 0
