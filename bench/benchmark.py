@@ -840,6 +840,7 @@ def memory_section(robots: list[BenchRobot], scale: Scale, driver: Driver, workd
 # 6 --------------------------------------------------------------------------------------------
 
 FLEET_RATE = 100  # Hz of JointStates per robot
+FLEET_START_BATCH = 10  # processes started at once
 CONTAINER = 'urdf_state_publisher_container'
 
 
@@ -858,18 +859,41 @@ def fleet_robot_arguments(robot: BenchRobot, k: int) -> tuple[str, str, dict]:
                                          'frame_prefix': f'robot{k}/'}
 
 
-def start_fleet_processes(robot: BenchRobot, count: int, log_dir: Path) -> Fleet:
-    """N node processes, each in its robot's namespace, started as users start them."""
-    processes = {}
-    for k in range(count):
-        namespace, prefix, _ = fleet_robot_arguments(robot, k)
-        log = open(log_dir / f'fleet_process_{k}.log', 'w')
-        command = [sys.executable, '-m', NODE, '--ros-args', '-r', f'__ns:={namespace}',
-                   '-p', f'description_file:={robot.path}', '-p', f'frame_prefix:={prefix}']
-        processes[f'robot{k}'] = (subprocess.Popen(command, stdout=log,
-                                                   stderr=subprocess.STDOUT), log)
-    return Fleet('processes', processes,
-                 [fleet_robot_arguments(robot, k)[0] + '/joint_states' for k in range(count)])
+def start_fleet_processes(robot: BenchRobot, count: int, log_dir: Path, driver: Driver
+                          ) -> Fleet:
+    """N node processes, each in its robot's namespace, started as users start them.
+
+    In batches of FLEET_START_BATCH, each once the previous has subscribed: 50 started at once
+    on 2 cores left some hanging in the middleware's start-up for good (no output, deaf to
+    SIGINT), in one of two runs.
+    """
+    fleet = Fleet('processes', {}, [])
+    try:
+        for first in range(0, count, FLEET_START_BATCH):
+            batch = range(first, min(count, first + FLEET_START_BATCH))
+            for k in batch:
+                namespace, prefix, _ = fleet_robot_arguments(robot, k)
+                log = open(log_dir / f'fleet_process_{k}.log', 'w')
+                command = [sys.executable, '-m', NODE, '--ros-args', '-r', f'__ns:={namespace}',
+                           '-p', f'description_file:={robot.path}',
+                           '-p', f'frame_prefix:={prefix}']
+                fleet.processes[f'robot{k}'] = (
+                    subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log)
+                fleet.topics.append(namespace + '/joint_states')
+            wait_subscribed(driver, fleet.topics[first:], fleet.way)
+    except BaseException:
+        stop_processes(fleet.processes)
+        raise
+    return fleet
+
+
+def wait_subscribed(driver: Driver, topics: list[str], way: str) -> None:
+    """Wait until every topic of `topics` has its robot's subscription (discovery)."""
+    deadline = time.monotonic() + 60
+    while missing := [t for t in topics if driver.node.count_subscribers(t) == 0]:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f'no subscription in 60 s on {", ".join(missing)} ({way})')
+        time.sleep(0.1)
 
 
 def start_fleet_container(robot: BenchRobot, count: int, log_dir: Path, driver: Driver
@@ -921,13 +945,7 @@ def drive_fleet(driver: Driver, fleet: Fleet, states: list[bytes], seconds: floa
     tf = driver.node.create_subscription(TFMessage, '/tf', lambda _: None, TF_QOS, raw=True)
     wait_set = driver.wait_set
     try:
-        # Discovery among 50 processes started at once takes a while on 2 cores.
-        limit = 30 + 2 * len(fleet.topics)
-        deadline = time.monotonic() + limit
-        while any(driver.node.count_subscribers(t) == 0 for t in fleet.topics):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f'not every robot of the {fleet.way} subscribed in {limit} s')
-            time.sleep(0.1)
+        wait_subscribed(driver, fleet.topics, fleet.way)
         period = round(1e9 / FLEET_RATE)
         sent = received = 0
         robots: set[str] = set()
@@ -990,7 +1008,7 @@ def fleet_section(robot: BenchRobot, scale: Scale, driver: Driver, workdir: Path
     for count in scale.fleet_sizes:
         by_way = {}
         for way in ('processes', 'container'):
-            fleet = (start_fleet_processes(robot, count, workdir) if way == 'processes'
+            fleet = (start_fleet_processes(robot, count, workdir, driver) if way == 'processes'
                      else start_fleet_container(robot, count, workdir, driver))
             try:
                 by_way[way] = measure_fleet(driver, fleet, states, scale)

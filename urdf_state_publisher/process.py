@@ -9,6 +9,8 @@ initialisation or a DDS call in half. rclpy's own handlers stay out: they shut t
 down under running code, which then fails with "context is not valid" wherever it happens to
 be. The spin loop polls the request instead, every STOP_POLL_S. Only a teardown that hangs in
 the middleware for TEARDOWN_LIMIT_S ends the process otherwise: with status 1 and its stack.
+The component container (`container_main`, urdf_state_publisher_container) runs the same way:
+its loaded nodes share the one executor and are destroyed with it.
 """
 
 from __future__ import annotations
