@@ -840,7 +840,7 @@ def memory_section(robots: list[BenchRobot], scale: Scale, driver: Driver, workd
 # 6 --------------------------------------------------------------------------------------------
 
 FLEET_RATE = 100  # Hz of JointStates per robot
-FLEET_START_BATCH = 10  # processes started at once
+FLEET_START_BATCH = 1  # processes started at once
 CONTAINER = 'urdf_state_publisher_container'
 
 
@@ -863,9 +863,9 @@ def start_fleet_processes(robot: BenchRobot, count: int, log_dir: Path, driver: 
                           ) -> Fleet:
     """N node processes, each in its robot's namespace, started as users start them.
 
-    In batches of FLEET_START_BATCH, each once the previous has subscribed: 50 started at once
-    on 2 cores left some hanging in the middleware's start-up for good (no output, deaf to
-    SIGINT), in one of two runs.
+    One after the other, each once the previous has subscribed: Fast DDS 2.14 (Jazzy) hangs
+    for good in some processes that start at the same moment (20 at once: 4 stuck opening a
+    shared-memory port, in boost::interprocess' open-or-create spin wait), and they never answer.
     """
     fleet = Fleet('processes', {}, [])
     try:
