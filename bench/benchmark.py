@@ -840,7 +840,6 @@ def memory_section(robots: list[BenchRobot], scale: Scale, driver: Driver, workd
 # 6 --------------------------------------------------------------------------------------------
 
 FLEET_RATE = 100  # Hz of JointStates per robot
-FLEET_START_BATCH = 1  # processes started at once
 CONTAINER = 'urdf_state_publisher_container'
 
 
@@ -863,24 +862,25 @@ def start_fleet_processes(robot: BenchRobot, count: int, log_dir: Path, driver: 
                           ) -> Fleet:
     """N node processes, each in its robot's namespace, started as users start them.
 
-    One after the other, each once the previous has subscribed: Fast DDS 2.14 (Jazzy) hangs
-    for good in some processes that start at the same moment (20 at once: 4 stuck opening a
-    shared-memory port, in boost::interprocess' open-or-create spin wait), and they never answer.
+    One after the other, each once the previous has subscribed, so that a process that does
+    not come up is named. Seen here: Fast DDS 2.14 (Jazzy) hangs for good at start-up, in
+    boost::interprocess' open-or-create spin wait, when its participant's shared-memory port
+    (/dev/shm/fastrtps_portN) is one that a process killed mid-teardown left locked; the node's
+    teardown watchdog (process.TEARDOWN_LIMIT_S) ending 12 of 50 processes stopped at once left
+    such ports. `fastdds shm clean` does not remove them: delete the files of a port no process
+    maps.
     """
     fleet = Fleet('processes', {}, [])
     try:
-        for first in range(0, count, FLEET_START_BATCH):
-            batch = range(first, min(count, first + FLEET_START_BATCH))
-            for k in batch:
-                namespace, prefix, _ = fleet_robot_arguments(robot, k)
-                log = open(log_dir / f'fleet_process_{k}.log', 'w')
-                command = [sys.executable, '-m', NODE, '--ros-args', '-r', f'__ns:={namespace}',
-                           '-p', f'description_file:={robot.path}',
-                           '-p', f'frame_prefix:={prefix}']
-                fleet.processes[f'robot{k}'] = (
-                    subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log)
-                fleet.topics.append(namespace + '/joint_states')
-            wait_subscribed(driver, fleet.topics[first:], fleet.way)
+        for k in range(count):
+            namespace, prefix, _ = fleet_robot_arguments(robot, k)
+            log = open(log_dir / f'fleet_process_{k}.log', 'w')
+            command = [sys.executable, '-m', NODE, '--ros-args', '-r', f'__ns:={namespace}',
+                       '-p', f'description_file:={robot.path}', '-p', f'frame_prefix:={prefix}']
+            fleet.processes[f'robot{k}'] = (
+                subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log)
+            fleet.topics.append(namespace + '/joint_states')
+            wait_subscribed(driver, fleet.topics[-1:], fleet.way)
     except BaseException:
         stop_processes(fleet.processes)
         raise
@@ -1014,7 +1014,8 @@ def fleet_section(robot: BenchRobot, scale: Scale, driver: Driver, workdir: Path
                 by_way[way] = measure_fleet(driver, fleet, states, scale)
             finally:
                 # One at a time: 50 processes stopped at once on 2 cores overran the node's
-                # 4 s teardown limit (process.TEARDOWN_LIMIT_S) in a dozen of them.
+                # 4 s teardown limit (process.TEARDOWN_LIMIT_S) in a dozen of them, and the
+                # watchdog's exit left their shared-memory ports locked (start_fleet_processes).
                 started = time.perf_counter()
                 codes = {}
                 for name, entry in fleet.processes.items():
