@@ -32,6 +32,7 @@ setup(
     entry_points={
         'console_scripts': [
             'urdf_state_publisher = urdf_state_publisher.process:main',
+            'urdf_state_publisher_container = urdf_state_publisher.process:container_main',
             'urdf_state_publisher_inspect = urdf_state_publisher.inspect_cli:main',
             'urdf_state_publisher_demo = urdf_state_publisher.demo:main',
         ],

@@ -123,3 +123,25 @@ def test_in_process_start_up_and_memory_sections(smoke):
                     '3. End to end over DDS, default configuration', '4. Start-up',
                     '5. Memory', 'C++ robot_state_publisher 3.3.3'):
         assert heading in out, out
+
+
+def test_the_fleet_section_runs_each_size_both_ways(smoke):
+    """Section 6: N processes and one container with N robots, every size, real figures."""
+    report, out, _ = smoke
+    rows = report['fleet']
+    assert sorted((r['robots'], r['way']) for r in rows) == sorted(
+        (n, way) for n in {r['robots'] for r in rows} for way in ('processes', 'container'))
+    assert len({r['robots'] for r in rows}) >= 2
+    for row in rows:
+        assert row['sent'] > 0, row
+        assert finite_positive(row['cpu_us_per_js']) and finite_positive(row['cpu_ratio']), row
+        assert row['rss_mib'] >= row['pss_mib'] > 0, row
+        # Every robot published /tf from the JointStates it was sent, both ways.
+        assert row['robots_publishing'] == row['robots'], row
+        assert row['tf_per_robot_s'] > 0, row
+    processes = {r['robots']: r for r in rows if r['way'] == 'processes'}
+    container = {r['robots']: r for r in rows if r['way'] == 'container'}
+    largest = max(processes)
+    # N processes hold N interpreters; one container holds one.
+    assert processes[largest]['rss_mib'] > container[largest]['rss_mib']
+    assert '6. A fleet' in out and report['fleet_targets']

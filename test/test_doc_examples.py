@@ -48,6 +48,10 @@ EXAMPLES = {
         'needs a ROS 2 install (rosdep, ros2): test_colcon_workspace.py builds the package '
         'with colcon and runs the installed executable, test/ros_install/test_launch_smoke.py '
         'launches urdf_state_publisher.launch.py under colcon test',
+    ('composition.md', "# before: robot_state_publisher in rclcpp's container"):
+        'needs launch_ros (not on PyPI): test_container.py sends the load requests launch_ros '
+        "builds from such descriptions (its load_composable_nodes.py's fields, a params file "
+        'expanded) and checks each robot as a process would be',
     ('merging.md', '# before: two nodes'):
         THIS + 'test_the_merging_example_gives_one_node_the_two_nodes_parameters',
     ('merging.md', 'joint_state_publisher:'):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The development environment for a machine without a ROS install: a virtual environment with
-# ROS 2 from PyPI, a generated tf2_msgs, this package (editable) and its test tools. A ROS 2
-# workspace uses colcon instead (README).
+# ROS 2 from PyPI, the interface packages PyPI lacks (tf2_msgs, composition_interfaces) generated
+# from interfaces/, this package (editable) and its test tools. A ROS 2 workspace uses colcon
+# instead (README).
 #
 #   tools/bootstrap_env.sh              create or refresh the environment
 #   tools/bootstrap_env.sh run CMD ...  the same, then run CMD inside it
@@ -39,8 +40,9 @@ advice() {
       "or the python3.X-venv package of that version), or choose another PYTHON" ;;
     ros) echo "pip could not install requirements/ros2-$distro.txt (output above): check that" \
       'PyPI is reachable; the ROS 2 wheels exist for CPython 3.10-3.12 on Linux x86_64' ;;
-    tf2_msgs) echo "generating tf2_msgs failed (log above, build folder $venv/build/tf2_msgs):" \
-      "remove $venv and run again; if it fails again, report the log" ;;
+    tf2_msgs | composition_interfaces) echo "generating $current_step failed (log above, build" \
+      "folder $venv/build/$current_step): remove $venv and run again; if it fails again," \
+      'report the log' ;;
     dev) echo 'pip could not install requirements/dev.txt (output above): check that PyPI is' \
       'reachable' ;;
     package) echo "pip could not install this package in editable mode (output above): check" \
@@ -138,20 +140,32 @@ rewrite_builder_paths() {
   fi
 }
 
-step_tf2_msgs() {
-  local build="$venv/build/tf2_msgs"
+# Generates and installs the interface package interfaces/NAME into the environment.
+generate_interfaces() {
+  local name=$1
+  local build="$venv/build/$name"
   rm -rf "$build"
   mkdir -p "$build"
   (
     cd "$build"
     export CMAKE_PREFIX_PATH="$venv" AMENT_PREFIX_PATH="$venv"
-    cmake "$repo/interfaces/tf2_msgs" \
+    cmake "$repo/interfaces/$name" \
       -DCMAKE_INSTALL_PREFIX="$venv" \
       -DPython3_EXECUTABLE="$venv/bin/python" \
       -DBUILD_TESTING=OFF > cmake.log 2>&1 || { cat cmake.log >&2; exit 1; }
     make -j"$(nproc)" install > make.log 2>&1 || { tail -50 make.log >&2; exit 1; }
   )
+}
+
+step_tf2_msgs() {
+  generate_interfaces tf2_msgs
   "$venv/bin/python" -c 'from tf2_msgs.msg import TFMessage; TFMessage()'
+}
+
+# The services of a component container (urdf_state_publisher_container serves them).
+step_composition_interfaces() {
+  generate_interfaces composition_interfaces
+  "$venv/bin/python" -c 'from composition_interfaces.srv import LoadNode; LoadNode.Request()'
 }
 
 step_dev() {
@@ -181,6 +195,9 @@ if [[ $distro != none ]]; then
   step ros "$(hash_of "requirements/ros2-$distro.txt")"
   step tf2_msgs "$(hash_of "requirements/ros2-$distro.txt" interfaces/tf2_msgs/msg/*.msg \
     interfaces/tf2_msgs/CMakeLists.txt interfaces/tf2_msgs/package.xml)"
+  step composition_interfaces "$(hash_of "requirements/ros2-$distro.txt" \
+    interfaces/composition_interfaces/srv/*.srv interfaces/composition_interfaces/CMakeLists.txt \
+    interfaces/composition_interfaces/package.xml)"
 fi
 step dev "$(hash_of requirements/dev.txt)"
 step package "$(hash_of setup.py setup.cfg package.xml)"

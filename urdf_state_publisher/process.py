@@ -9,6 +9,8 @@ initialisation or a DDS call in half. rclpy's own handlers stay out: they shut t
 down under running code, which then fails with "context is not valid" wherever it happens to
 be. The spin loop polls the request instead, every STOP_POLL_S. Only a teardown that hangs in
 the middleware for TEARDOWN_LIMIT_S ends the process otherwise: with status 1 and its stack.
+The component container (`container_main`, urdf_state_publisher_container) runs the same way:
+its loaded nodes share the one executor and are destroyed with it.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from urdf_state_publisher.errors import StartupError
 if TYPE_CHECKING:
     from rclpy.node import Node
 
-__all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'make_executor', 'init_ros', 'main',
-           'run_node', 'spin_until_stopped']
+__all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'container_main', 'make_executor',
+           'init_ros', 'main', 'run_node', 'spin_until_stopped']
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_POLL_S = 0.1  # how long a stop request may wait for the executor to wake up
@@ -144,3 +146,11 @@ def main(args: list[str] | None = None) -> int:
     from urdf_state_publisher.node import UrdfStatePublisher
 
     return run_node('urdf_state_publisher', UrdfStatePublisher, stop, args)
+
+
+def container_main(args: list[str] | None = None) -> int:
+    """Run urdf_state_publisher_container (nodes loaded on request) until a stop signal."""
+    stop = StopRequest()
+    from urdf_state_publisher.container import ComponentContainer
+
+    return run_node('urdf_state_publisher_container', ComponentContainer, stop, args)

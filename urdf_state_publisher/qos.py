@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-__all__ = ['JOINT_STATES_QOS', 'LATCHED_QOS', 'TF_QOS', 'TF_STATIC_LISTENER_QOS']
+__all__ = ['CONTAINER_SERVICE_QOS', 'JOINT_STATES_QOS', 'LATCHED_QOS', 'TF_QOS',
+           'TF_STATIC_LISTENER_QOS']
 
 # /tf, as tf2's TransformBroadcaster: reliable, volatile, depth 100.
 TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
@@ -22,3 +23,8 @@ TF_STATIC_LISTENER_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST,
 JOINT_STATES_QOS = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST,
                               reliability=ReliabilityPolicy.RELIABLE,
                               durability=DurabilityPolicy.VOLATILE)
+# A container's load and unload services, as rclcpp_components' (services' defaults, depth 200):
+# a launch file may send many requests at once.
+CONTAINER_SERVICE_QOS = QoSProfile(depth=200, history=HistoryPolicy.KEEP_LAST,
+                                   reliability=ReliabilityPolicy.RELIABLE,
+                                   durability=DurabilityPolicy.VOLATILE)
