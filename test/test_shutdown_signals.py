@@ -293,3 +293,32 @@ def test_a_teardown_that_hangs_ends_the_process_after_the_limit(tmp_path):
     assert took >= TEARDOWN_LIMIT_S
     assert 'Timeout (' in output  # faulthandler's timer expired ...
     assert 'in destroy_node' in output  # ... and printed the stack
+
+
+HANGING_SHUTDOWN_AFTER_A_STARTUP_ERROR = f"""
+import sys, time
+import rclpy
+from urdf_state_publisher.errors import StartupError
+from urdf_state_publisher.process import run_node, StopRequest
+
+def hang(*args, **kwargs):
+    time.sleep({HANG_S})  # as the middleware did, on a machine with stale shared-memory ports
+
+rclpy.try_shutdown = hang
+
+def refused():
+    raise StartupError('the description is refused')
+
+sys.exit(run_node('probe', refused, StopRequest(), sys.argv[1:]))
+"""
+
+
+def test_a_shutdown_that_hangs_after_a_startup_error_ends_the_process_too(tmp_path):
+    from urdf_state_publisher.process import TEARDOWN_LIMIT_S
+
+    process = subprocess.run(
+        [sys.executable, '-c', HANGING_SHUTDOWN_AFTER_A_STARTUP_ERROR], capture_output=True,
+        text=True, cwd=tmp_path, timeout=TEARDOWN_LIMIT_S + WAIT_S)
+    assert process.returncode == 1, process.stderr
+    assert process.stderr.startswith('probe: the description is refused\n')
+    assert 'Timeout (' in process.stderr and 'in hang' in process.stderr

@@ -124,6 +124,9 @@ def run_node(program: str, make_node: Callable[[], Node], stop: StopRequest,
             node = make_node()
         except StartupError as error:
             print(f'{program}: {error}', file=sys.stderr)
+            # The half-built node is destroyed; ROS's own shutdown, below, is watched as any
+            # teardown is.
+            faulthandler.dump_traceback_later(TEARDOWN_LIMIT_S, exit=True)
             return 1
         try:
             spin_until_stopped(node, stop)
