@@ -94,19 +94,14 @@ def wait_until(predicate: Callable[[], bool], timeout: float, spin: Callable[[],
         spin()
 
 
-class NodeProcess:
-    """`python -m urdf_state_publisher` in its own process, with a parameters file."""
+class LoggedProcess:
+    """A process of the package, its output (stdout and stderr) in a file."""
 
-    def __init__(self, tmp_path: Path, parameters: dict, ros_args: tuple[str, ...] = (),
-                 node_name: str = 'urdf_state_publisher'):
-        self.params_file = tmp_path / f'{node_name}_params.yaml'
-        self.params_file.write_text(yaml.safe_dump({'/**': {'ros__parameters': parameters}}))
-        self.log_file = tmp_path / f'{node_name}.log'
+    def __init__(self, command: list[str], log_file: Path):
+        self.log_file = log_file
         self._log = open(self.log_file, 'w')
-        self.process = subprocess.Popen(
-            [sys.executable, '-m', 'urdf_state_publisher', '--ros-args',
-             '--params-file', str(self.params_file), '-r', f'__node:={node_name}', *ros_args],
-            stdout=self._log, stderr=subprocess.STDOUT, cwd=tmp_path)
+        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT,
+                                        cwd=log_file.parent)
 
     def running(self) -> bool:
         return self.process.poll() is None
@@ -129,6 +124,19 @@ class NodeProcess:
             raise
         finally:
             self._log.close()
+
+
+class NodeProcess(LoggedProcess):
+    """`python -m urdf_state_publisher` in its own process, with a parameters file."""
+
+    def __init__(self, tmp_path: Path, parameters: dict, ros_args: tuple[str, ...] = (),
+                 node_name: str = 'urdf_state_publisher'):
+        self.params_file = tmp_path / f'{node_name}_params.yaml'
+        self.params_file.write_text(yaml.safe_dump({'/**': {'ros__parameters': parameters}}))
+        super().__init__(
+            [sys.executable, '-m', 'urdf_state_publisher', '--ros-args',
+             '--params-file', str(self.params_file), '-r', f'__node:={node_name}', *ros_args],
+            tmp_path / f'{node_name}.log')
 
 
 # A service call is sent again after this long without a response.

@@ -24,6 +24,7 @@ from node_fixtures import (
     call_service,
     deeper,
     joint_state,
+    LoggedProcess,
     ns,
     Probe,
     sample_pose,
@@ -50,33 +51,17 @@ CONTAINER_ARGS = ('-r', '__node:=robots', '-r', '__ns:=/fleet', '-p', 'frame_pre
 REPLY_TIMEOUT_S = 30.0
 
 
-class ContainerProcess:
+class ContainerProcess(LoggedProcess):
     """urdf_state_publisher_container in its own process, its output in a file."""
 
     def __init__(self, tmp_path: Path, ros_args: Sequence[str] = CONTAINER_ARGS):
-        self.log_file = tmp_path / 'container.log'
-        self._log = open(self.log_file, 'w')
-        self.process = subprocess.Popen(
+        super().__init__(
             [sys.executable, '-c', 'import sys; from urdf_state_publisher.process import '
              'container_main; sys.exit(container_main())', '--ros-args', *ros_args],
-            stdout=self._log, stderr=subprocess.STDOUT, cwd=tmp_path)
-
-    def output(self) -> str:
-        if not self._log.closed:
-            self._log.flush()
-        return self.log_file.read_text()
+            tmp_path / 'container.log')
 
     def stop(self, sig: int = signal.SIGINT, timeout: float = 20.0) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise
-        finally:
-            self._log.close()
+        return super().stop(sig, timeout)
 
 
 class ContainerClient:
