@@ -12,12 +12,14 @@ IN_ENV := bash tools/bootstrap_env.sh run
 # Without ROS only the modules marked ros_free are collected: the others import rclpy.
 ROS_FREE_ONLY := $(if $(filter none,$(ROS_DISTRO)),-m ros_free $(shell grep -l '^pytestmark = pytest.mark.ros_free' test/test_*.py))
 # test/ros_install needs launch_testing, which only a ROS 2 install has: `colcon test` runs it.
-SUITE := --ignore=test/ros_install $(ROS_FREE_ONLY)
+# A missing test oracle is an error here (--require-oracles, test/pytest_oracles.py); a ROS
+# workspace's plain `colcon test` skips and lists the tests whose oracle rosdep does not install.
+SUITE := --require-oracles --ignore=test/ros_install $(ROS_FREE_ONLY)
 PYTEST_ARGS ?=
 DEMO_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: env test test-long demo bench lint clean
+.PHONY: env test test-long release-check demo bench lint clean
 
 env:  ## create or refresh the environment (fast when nothing changed)
 	@bash tools/bootstrap_env.sh
@@ -27,6 +29,12 @@ test:  ## lint and the whole test suite, in a random order (the seed is printed)
 
 test-long:  ## also the long fuzzing and soak-style runs
 	@$(IN_ENV) python -m pytest --run-slow $(SUITE) $(PYTEST_ARGS)
+
+# Offline with a snapshot of the ros/rosdistro repository: ROSDISTRO_SNAPSHOT=DIR.
+ROSDISTRO_SNAPSHOT ?=
+
+release-check:  ## every key of package.xml resolves to apt with rosdep, on each released distro
+	@$(IN_ENV) python tools/release_check.py $(if $(ROSDISTRO_SNAPSHOT),--rosdistro $(ROSDISTRO_SNAPSHOT))
 
 demo:  ## the node on the sample robot, with a live view in the terminal
 	@$(IN_ENV) python -m urdf_state_publisher.demo $(DEMO_ARGS)

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-# `--run-slow` (test/pytest_slow.py), the skips a run may make (test/pytest_skip_policy.py) and
-# `--rosdep-only`, the suite a ROS workspace runs (test/pytest_rosdep_only.py).
-pytest_plugins = ['pytest_slow', 'pytest_skip_policy', 'pytest_rosdep_only']
+# `--run-slow` (test/pytest_slow.py), the tests whose oracle rosdep does not install and
+# `--require-oracles` (test/pytest_oracles.py), and the skips a run may make
+# (test/pytest_skip_policy.py).
+pytest_plugins = ['pytest_slow', 'pytest_oracles', 'pytest_skip_policy']
 
 # Every test run gets its own DDS domain so that parallel runs (two checkouts, CI next to a
 # developer) never see each other's topics. Set before rclpy is imported anywhere.

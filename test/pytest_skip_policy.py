@@ -3,8 +3,9 @@ one-line account of itself.
 
 A skipped test is a check that did not happen. A missing test dependency would otherwise turn
 every comparison with an independent oracle into a quiet skip, and a green run would hide it.
-So a skip passes only when its reason is on `ALLOWED`; any other skip, of a test or of a whole
-module at collection, is listed and the run exits 1.
+So a skip passes only when its reason is on `ALLOWED`, or is test/pytest_oracles.py's skip of a
+test whose oracle is missing in a run without `--require-oracles`; any other skip, of a test or
+of a whole module at collection, is listed and the run exits 1.
 
 The last line of the run, `suite: N passed, N failed, N skipped; ...`, is what .ci/run reads for
 its table; it also names the random order's seed (pytest-randomly), so a failure can be replayed
@@ -14,6 +15,7 @@ with `--randomly-seed=N`.
 from __future__ import annotations
 
 import pytest
+from pytest_oracles import is_allowed_skip
 from pytest_slow import SKIP_REASON as SLOW
 
 # Reasons a skip may give, and why each is acceptable.
@@ -22,6 +24,11 @@ ALLOWED = {
 }
 
 _unexpected: list[tuple[str, str]] = []
+_config: list[pytest.Config] = []  # the run's, for the reports, which do not carry it
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _config[:] = [config]
 
 
 def _reason(report: pytest.TestReport | pytest.CollectReport) -> str:
@@ -33,7 +40,7 @@ def _reason(report: pytest.TestReport | pytest.CollectReport) -> str:
 def _note(report: pytest.TestReport | pytest.CollectReport) -> None:
     if report.skipped and not hasattr(report, 'wasxfail'):
         reason = _reason(report)
-        if reason not in ALLOWED:
+        if reason not in ALLOWED and not is_allowed_skip(reason, _config[0]):
             _unexpected.append((report.nodeid, reason))
 
 

@@ -911,7 +911,7 @@ def test_read_description_file_xacro_error(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- a real robot
 
 def test_jvrc1() -> None:
-    import jvrc_description  # here, so that `--rosdep-only` can leave out this test alone
+    import jvrc_description  # here, so that without it only this test is left out
 
     path = Path(jvrc_description.__file__).parent / 'urdf' / 'jvrc1.urdf'
     description = parse_description(read_description_file(path))
