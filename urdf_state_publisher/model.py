@@ -514,13 +514,17 @@ class RobotModel:
                 np.multiply(values[source], multiplier, out=level)
                 level += offset
                 np.minimum(np.maximum(level, lower), upper, out=values[outputs])
-        # One matrix product for all the transforms.
+        # One product of matrices for all the transforms. einsum, not matmul: matmul hands it
+        # to the BLAS, whose kernel (chosen per CPU family) rounds differently, so that /tf
+        # would differ in the last bit between an Intel and an AMD machine; einsum computes it
+        # the same way on every machine of an architecture (its loops are numpy's own).
         coefficients = plan._coefficients.copy()  # column 0 holds the 1 of [1, v, c, s]
         coefficients[:, 0, 1] = values
         half = values * 0.5
         np.cos(half, out=coefficients[:, 0, 2])
         np.sin(half, out=coefficients[:, 0, 3])
-        return values, wanted, np.matmul(coefficients, plan._basis).reshape(-1, 7), clamped
+        transforms = np.einsum('nik,nkj->nij', coefficients, plan._basis).reshape(-1, 7)
+        return values, wanted, transforms, clamped
 
     def joint_pose(self, name: str, value: float | Pose = 0.0) -> Pose:
         """Pose of joint `name`'s child link in its parent link for `value`.
