@@ -1,7 +1,7 @@
 """Which JointState bytes the fast reader reads itself, and which it leaves to rclpy (ROS-free).
 
 The reader reads plain CDR, both byte orders. Every other encapsulation raises
-UnsupportedEncapsulation, naming it, for the node to hand the bytes to rclpy's deserializer:
+cdr.UnsupportedEncapsulation, naming it, for the node to hand the bytes to rclpy's deserializer:
 XCDR2 lays the same values out differently (8-byte numbers aligned to 4, length headers
 before structs and sequences of strings), so reading it with the plain CDR rules would give
 wrong values. The bytes are written by test/xcdr.py, following the XTypes rules.
@@ -13,11 +13,8 @@ import numpy as np
 import pytest
 from xcdr import APPENDABLE, FINAL, joint_state_bytes
 
-from urdf_state_publisher.joint_state_wire import (
-    JointStateReader,
-    MalformedJointState,
-    UnsupportedEncapsulation,
-)
+from urdf_state_publisher.cdr import MalformedMessage, UnsupportedEncapsulation
+from urdf_state_publisher.joint_state_wire import JointStateReader, MalformedJointState
 
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 
@@ -51,7 +48,7 @@ def test_xcdr2_is_left_to_the_middleware_with_its_encapsulation_named(extensibil
 
     assert data[:2].hex() == header
     assert raised.value.encapsulation == header
-    assert isinstance(raised.value, MalformedJointState)  # to callers that know no fallback
+    assert isinstance(raised.value, MalformedMessage)  # to callers that know no fallback
 
 
 @pytest.mark.parametrize('header', [b'\x00\x02', b'\x00\x03', b'\x00\x0a', b'\x00\x0b',

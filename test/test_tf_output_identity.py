@@ -29,10 +29,10 @@ from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
+from urdf_state_publisher.engine import ActiveModel
 from urdf_state_publisher.health import JointStateHealth
 from urdf_state_publisher.joint_state_wire import JointStateReader
 from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.node import ActiveModel
 from urdf_state_publisher.parameters import NodeConfig
 from urdf_state_publisher.stream import JointStream
 from urdf_state_publisher.timer_output import TimerOutput

@@ -9,8 +9,6 @@ nodes share that one executor. Unloading, and tearing the container down, destro
 
 from __future__ import annotations
 
-import inspect
-
 from composition_interfaces.srv import ListNodes, LoadNode, UnloadNode
 from rclpy.logging import LoggingSeverity, set_logger_level
 from rclpy.node import Node
@@ -25,13 +23,12 @@ from urdf_state_publisher.composition import (
 from urdf_state_publisher.errors import StartupError
 from urdf_state_publisher.node import UrdfStatePublisher
 from urdf_state_publisher.qos import CONTAINER_SERVICE_QOS
+from urdf_state_publisher.rclpy_capabilities import node_takes
 
 __all__ = ['ComponentContainer']
 
 # rclcpp's component_container names its node so; launch files rename it.
 CONTAINER_NODE_NAME = 'ComponentManager'
-# The Node arguments this rclpy takes (enable_logger_service came with Jazzy).
-NODE_KEYWORDS = frozenset(inspect.signature(Node.__init__).parameters)
 
 
 class ComponentContainer(Node):
@@ -86,7 +83,7 @@ class ComponentContainer(Node):
         for note in arguments.notes:
             self._say_once(note)
         keywords = dict(arguments.node_keywords)
-        if 'enable_logger_service' not in NODE_KEYWORDS:
+        if not node_takes('enable_logger_service'):
             if keywords.pop('enable_logger_service', False):
                 self._say_once('enable_logger_service: this rclpy has no logger service '
                                '(Jazzy and later have); the nodes of this container run '

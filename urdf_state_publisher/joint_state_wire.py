@@ -7,7 +7,7 @@ which costs more than everything else the node does with a JointState. The encod
 
     4 bytes encapsulation: 00 00 (big-endian) or 00 01 (little-endian), then options
             (any other encapsulation is left to the middleware's deserializer, see
-            UnsupportedEncapsulation)
+            cdr.UnsupportedEncapsulation)
     header: stamp (int32 sec, uint32 nanosec), frame_id (string)
     name (sequence<string>), position (sequence<double>), velocity, effort (read only for
             the resolved joint state, by `velocity_and_effort`)
@@ -26,12 +26,18 @@ from typing import NamedTuple
 
 import numpy as np
 
+from urdf_state_publisher.cdr import (
+    CdrReader,
+    ENCAPSULATION_SIZE,
+    MalformedMessage,
+    UnsupportedEncapsulation,
+)
+
 __all__ = [
-    'JointStateReader', 'MalformedJointState', 'NamesLayout', 'UnsupportedEncapsulation',
+    'JointStateReader', 'MalformedJointState', 'NamesLayout', 'read_multi_dof_joint_state',
     'velocity_and_effort',
 ]
 
-ENCAPSULATION_SIZE = 4
 STAMP_END = ENCAPSULATION_SIZE + 8  # where header.frame_id begins
 NAME_SEQUENCES_KEPT = 4
 
@@ -66,22 +72,8 @@ class _Located(NamedTuple):
 ENCODINGS = {b'\x00\x00': _encoding('>'), b'\x00\x01': _encoding('<')}  # CDR_BE, CDR_LE
 
 
-class MalformedJointState(ValueError):  # noqa: N818 - the name says what the bytes are
+class MalformedJointState(MalformedMessage):  # noqa: N818 - the name says what the bytes are
     """Bytes that are not a JointState this reader understands; the message says why."""
-
-
-class UnsupportedEncapsulation(MalformedJointState):  # noqa: N818
-    """Bytes in an encoding other than plain CDR: the middleware's own deserializer may read them.
-
-    Not read here on purpose. XCDR version 2 (encapsulations 00 06 to 00 0b) aligns 8-byte
-    numbers to 4 and puts length headers before nested structs and sequences of strings,
-    depending on the type's extensibility: bytes read with the plain CDR rules would give wrong
-    numbers, not an error.
-    """
-
-    def __init__(self, encapsulation: str):
-        super().__init__(f'encapsulation {encapsulation} is not plain CDR')
-        self.encapsulation = encapsulation  # its two bytes in hex, as '0007'
 
 
 class NamesLayout(NamedTuple):
@@ -124,8 +116,9 @@ class JointStateReader:
     def read(self, data: bytes) -> tuple[tuple[int, int], tuple[str, ...], np.ndarray]:
         """The stamp, names and positions of the JointState serialized in `data`.
 
-        Positions are a read-only view into `data`. Raises UnsupportedEncapsulation for bytes
-        that are not plain CDR, MalformedJointState for plain CDR that is not a JointState.
+        Positions are a read-only view into `data`. Raises cdr.UnsupportedEncapsulation for
+        bytes that are not plain CDR, MalformedJointState for plain CDR that is not a
+        JointState.
         """
         stamp, names, offset, count, double = self.locate(data)
         # A read-only view (data is bytes); np.frombuffer does the same for twice the cost.
@@ -250,3 +243,16 @@ def _read_names(data: bytes, encoding: _Encoding, first: int) -> NamesLayout:
     block = np.frombuffer(data, dtype=np.uint8, count=offset - first, offset=first)
     return NamesLayout(offset - first, kept, block[kept].tobytes(), tuple(names),
                        bytes(data[first:offset]))
+
+
+def read_multi_dof_joint_state(data: bytes) -> tuple[tuple[int, int], tuple[str, ...], np.ndarray]:
+    """The stamp, joint names and transforms of a sensor_msgs/MultiDOFJointState.
+
+    Each transform is a row of translation x, y, z and quaternion x, y, z, w; the twists and
+    wrenches after them are not read. Raises as `JointStateReader.read`.
+    """
+    reader = CdrReader(data)
+    stamp = reader.header()
+    names = reader.strings()
+    poses = reader.float64s(7 * reader.count(56)).reshape(-1, 7)
+    return stamp, names, poses

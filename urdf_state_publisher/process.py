@@ -26,8 +26,8 @@ from urdf_state_publisher.errors import StartupError
 if TYPE_CHECKING:
     from rclpy.node import Node
 
-__all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'container_main', 'make_executor',
-           'init_ros', 'main', 'run_node', 'spin_until_stopped']
+__all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'container_main', 'init_ros', 'main',
+           'run_node', 'spin_until_stopped']
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_POLL_S = 0.1  # how long a stop request may wait for the executor to wake up
@@ -65,27 +65,11 @@ def init_ros(args: list[str] | None = None, context=None) -> None:
     rclpy.init(args=args, context=context, signal_handler_options=SignalHandlerOptions.NO)
 
 
-def make_executor(context):
-    """The cheapest executor this rclpy has, for `context`.
-
-    rclpy's EventsExecutor (rclpy.experimental, from Jazzy's 7.1.4 on, and still there in
-    Lyrical's 10.0) costs far less per message than its SingleThreadedExecutor, the one
-    executor of older releases such as Humble. Its spin() does not return when the context
-    shuts down in the Jazzy and Kilted wheels; spin_until_stopped only calls spin_once(), which
-    both executors have.
-    """
-    try:
-        from rclpy.experimental import EventsExecutor
-    except ImportError:
-        from rclpy.executors import SingleThreadedExecutor
-
-        return SingleThreadedExecutor(context=context)
-    return EventsExecutor(context=context)
-
-
 def spin_until_stopped(node: Node, stop: StopRequest) -> None:
     """Process `node`'s callbacks until `stop` is requested or its context shuts down."""
     from rclpy.executors import ExternalShutdownException
+
+    from urdf_state_publisher.rclpy_capabilities import make_executor
 
     executor = make_executor(node.context)
     executor.add_node(node)

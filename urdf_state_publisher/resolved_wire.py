@@ -1,11 +1,11 @@
-"""The resolved JointState serialized once by the middleware, then patched in place per publish.
+"""The resolved JointState's bytes: written once per model, then patched in place per publish.
 
 A JointState of every joint of the model, built as a message object, costs microseconds per
-name each time; its names never change for a model. So, as tf_wire does for /tf, a template
-is serialized once with sentinel numbers (`wire_template`), the offsets of its stamp and its
-position, velocity and effort arrays are found, and each publish writes the numbers there.
-Velocities and efforts are either given for every joint or left empty (ResolvedFields), so a
-model has at most four templates.
+name each time; its names never change for a model. So, as tf_wire does for /tf, a template is
+written once (`cdr.CdrWriter`), with the offsets of its stamp and its position, velocity and
+effort arrays, and each publish writes the numbers there. Velocities and efforts are either
+given for every joint or left empty (ResolvedFields), so a model has at most four templates.
+Nothing here imports ROS.
 """
 
 from __future__ import annotations
@@ -14,16 +14,9 @@ from collections.abc import Sequence
 import struct
 
 import numpy as np
-from rclpy.serialization import serialize_message
-from sensor_msgs.msg import JointState
 
+from urdf_state_publisher.cdr import CdrWriter
 from urdf_state_publisher.resolved_state import ResolvedFields
-from urdf_state_publisher.wire_template import (
-    locate_sentinels,
-    sentinel_double,
-    sentinel_stamp,
-    unsupported,
-)
 
 __all__ = ['ResolvedWriter']
 
@@ -31,34 +24,21 @@ STAMP = struct.Struct('<iI')
 
 
 class _Template:
-    """The serialized JointState of `names`, with or without velocities and efforts."""
+    """The JointState of `names`, with or without velocities and efforts."""
 
     def __init__(self, names: Sequence[str], velocities: bool, efforts: bool):
         count = len(names)
-        arrays = 1 + velocities + efforts
-        sentinels = np.array([sentinel_double(i) for i in range(arrays * max(count, 1))])
-        message = JointState(name=list(names))
-        message.header.stamp.sec, message.header.stamp.nanosec = sentinel_stamp(0)
-        filled = [sentinels[k * count:(k + 1) * count].tolist() for k in range(arrays)]
-        message.position = filled[0]
-        if velocities:
-            message.velocity = filled[1]
-        if efforts:
-            message.effort = filled[-1]
-        data = serialize_message(message)
-        self._buffer = bytearray(data)
-        self._arrays: list[np.ndarray] = []
-        starts, [stamp] = locate_sentinels(data, arrays if count else 0, max(count, 1), 1,
-                                           'JointState')
-        if stamp < 0:
-            raise unsupported('JointState', 'stamp')
-        self._stamp = stamp
-        for k, start in enumerate(starts):
-            # Each array's doubles must be stored whole, in order and little-endian.
-            expected = sentinels[k * count:(k + 1) * count].astype('<f8').tobytes()
-            if start < 0 or data[start:start + 8 * count] != expected:
-                raise unsupported('JointState', 'joint values')
-            self._arrays.append(np.frombuffer(self._buffer, '<f8', count, start))
+        writer = CdrWriter()
+        self._stamp = writer.stamp(0, 0)
+        writer.string('')  # header.frame_id
+        writer.strings(names)
+        starts = [writer.float64_sequence(np.zeros(count))]
+        for given in (velocities, efforts):
+            start = writer.float64_sequence(np.zeros(count if given else 0))
+            if given:
+                starts.append(start)
+        self._buffer = bytearray(writer.data())
+        self._arrays = [np.frombuffer(self._buffer, '<f8', count, start) for start in starts]
 
     def serialize(self, fields: ResolvedFields) -> bytes:
         STAMP.pack_into(self._buffer, self._stamp, fields.sec, fields.nanosec)
