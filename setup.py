@@ -28,13 +28,16 @@ setup(
     description='Publishes a robot description and its state on tf2, a drop-in for '
                 'robot_state_publisher with mimic chains, joint limits and sensor frames.',
     license='Apache-2.0',
-    extras_require={'test': ['pytest', 'hypothesis']},
+    # rosbags reads and writes bags for urdf_state_publisher_bag; not a ROS package (its rosdep
+    # key is a pip key), so optional: the command says how to install it when it is missing.
+    extras_require={'test': ['pytest', 'hypothesis'], 'bag': ['rosbags>=0.10']},
     entry_points={
         'console_scripts': [
             'urdf_state_publisher = urdf_state_publisher.process:main',
             'urdf_state_publisher_container = urdf_state_publisher.process:container_main',
             'urdf_state_publisher_inspect = urdf_state_publisher.inspect_cli:main',
             'urdf_state_publisher_demo = urdf_state_publisher.demo:main',
+            'urdf_state_publisher_bag = urdf_state_publisher.bag:main',
         ],
     },
 )

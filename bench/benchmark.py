@@ -6,6 +6,7 @@
   python bench/benchmark.py --json FILE      # also writes every figure to FILE
   python bench/benchmark.py --only memory    # section 5 alone (about a minute)
   python bench/benchmark.py --only fleet     # section 6 alone (about 5 minutes)
+  python bench/benchmark.py --only bag       # section 7 alone (about 2 minutes)
 
 Sections:
   1. in-process cost per JointState: the node's joint_states callback, called with what its
@@ -28,7 +29,10 @@ Sections:
   6. a fleet: N robots (1, 10, 50) at 100 Hz each, default configuration, as N processes and
      as N nodes loaded into one urdf_state_publisher_container: total RSS (and PSS), what
      each robot after the first adds, beside a bare rclpy node's process, and CPU per
-     JointState.
+     JointState;
+  7. recorded data: urdf_state_publisher_bag on a bag of a 100-joint robot at 500 Hz, in the
+     default and the every-message configurations, against rosbags copying the same bag, and
+     its peak memory on a bag ten times longer (bench/bag_section.py).
 """
 
 from __future__ import annotations
@@ -49,13 +53,14 @@ import tempfile
 import threading
 import time
 
+from bag_section import bag_section  # bench/, beside this file
 import psutil
 import rclpy
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, qos_profile_sensor_data, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message, serialize_message
-from relay import tf_pieces  # bench/, beside this file
+from relay import tf_pieces
 from robots import BenchRobot, generated_hands, jvrc1, sample_arm
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
@@ -119,10 +124,12 @@ class Scale:
     memory_stream_s: float  # of 1 kHz joint states before the running node's RSS is read
     fleet_sizes: tuple[int, ...]  # section 6: robots per fleet
     fleet_seconds: float  # section 6: measured per fleet and way of running it
+    bag_seconds: float  # section 7: of bag at 500 Hz
 
 
-FULL = Scale(10_000, (100, 500, 1000), 5.0, 4, 0.25, (10_000,), 3, 10.0, (1, 10, 50), 5.0)
-SMOKE = Scale(300, (200,), 1.0, 1, 0.3, (1_000,), 1, 1.0, (1, 3), 1.0)
+FULL = Scale(10_000, (100, 500, 1000), 5.0, 4, 0.25, (10_000,), 3, 10.0, (1, 10, 50), 5.0,
+             60.0)
+SMOKE = Scale(300, (200,), 1.0, 1, 0.3, (1_000,), 1, 1.0, (1, 3), 1.0, 2.0)
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -1073,8 +1080,9 @@ def main() -> int:
     parser.add_argument('--smoke', action='store_true', help='under a minute, CI-sized')
     parser.add_argument('--long', action='store_true', help='memory after 1 000 000 messages')
     parser.add_argument('--json', type=Path, help='also write every figure to this file')
-    parser.add_argument('--only', choices=['memory', 'fleet'],
-                        help='run only this section (memory: section 5, fleet: section 6)')
+    parser.add_argument('--only', choices=['memory', 'fleet', 'bag'],
+                        help='run only this section (memory: section 5, fleet: section 6, '
+                             'bag: section 7)')
     args = parser.parse_args()
     scale = SMOKE if args.smoke else FULL
     if args.long:
@@ -1107,6 +1115,9 @@ def main() -> int:
             memory_section(robots, scale, driver, workdir, report)
         if args.only in (None, 'fleet'):
             fleet_section(robots[-1], scale, driver, workdir, report)
+        if args.only in (None, 'bag'):
+            hundred = generated_hands(workdir, hands=5, fingers=6, joints_per_finger=3)
+            bag_section(hundred, scale.bag_seconds, workdir, report)
     finally:
         driver.node.destroy_node()
     rclpy.try_shutdown()

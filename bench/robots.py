@@ -60,7 +60,7 @@ def generated_hands(directory: Path, hands: int = 10, fingers: int = 4,
                          '0 0 0', '0 0 1', mimic=previous)
                 parent = f'{name}_link'
     text = '<robot name="many_hands">' + ''.join(links) + ''.join(joints) + '</robot>'
-    path = directory / 'many_hands.urdf'
+    count = hands * (2 + fingers * joints_per_finger)
+    path = directory / f'many_hands_{count}.urdf'
     path.write_text(text)
-    return BenchRobot(f'many_hands (generated, {hands * (2 + fingers * joints_per_finger)} '
-                      'joints)', path)
+    return BenchRobot(f'many_hands (generated, {count} joints)', path)

@@ -62,6 +62,13 @@ EXAMPLES = {
         THIS + 'test_the_queue_depth_override_sets_the_subscription_depth',
     ('urdf.md', 'urdf_state_publisher_inspect robot.urdf.xacro'):
         THIS + 'test_the_inspect_command_runs_on_the_sample_robot',
+    ('recorded-data.md', '# The replay way: three terminals, in real time.'):
+        'test_bag.py::test_the_one_command_of_the_recorded_data_page_runs (the replay way '
+        'needs a ROS 2 install: ros2 bag is not on PyPI)',
+    ('recorded-data.md', 'urdf_state_publisher_bag INPUT OUTPUT'):
+        'test_bag.py::test_the_usage_on_the_recorded_data_page_is_the_commands',
+    ('recorded-data.md', 'read 30,000 messages'):
+        'test_bag.py::test_the_summary_on_the_recorded_data_page_is_what_the_command_prints',
     ('development.md', 'make demo'):
         'the commands that run the demo and this suite: test_demo.py runs the demo, .ci/run '
         'runs make test',
