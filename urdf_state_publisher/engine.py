@@ -205,7 +205,7 @@ class StateEngine:
             model, report=self.health, clock=self._clock, frame_prefix=frame_prefix,
             publish_interval_ns=config.publish_interval_ns,
             ignore_timestamp=config.ignore_timestamp, resolved=resolved,
-            on_resolved=self._publish_resolved)
+            on_resolved=self._publish_resolved, on_publication=self._publish_tf)
         self.active = ActiveModel(text, stream, TimerOutput(
             model, self.health, resolved=resolved,
             defaults=config.publish_default_positions or config.publish_joint_states,
@@ -282,10 +282,8 @@ class StateEngine:
             except MalformedMessage as error:
                 self.health.received_malformed(str(error))
                 return
-            publication = active.stream.joint_state_at(names, data, offset, count, double, stamp,
-                                                       topic)
-            if publication is not None:  # most are not (publish_frequency): no call for them
-                self._outputs.tf(active.serialize(publication))
+            # The stream publishes a due state first (_publish_tf), then does the rest.
+            active.stream.joint_state_at(names, data, offset, count, double, stamp, topic)
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self.health.internal_error(f'failed to process a JointState: {error!r}')
 
@@ -303,10 +301,12 @@ class StateEngine:
                 f'({error})')
             return
         self.health.deserialized_by_rclpy(unsupported.encapsulation)
-        publication = active.stream.joint_state(tuple(names), positions, stamp, topic,
-                                                velocities, efforts)
-        if publication is not None:
-            self._outputs.tf(active.serialize(publication))
+        active.stream.joint_state(tuple(names), positions, stamp, topic, velocities, efforts)
+
+    def _publish_tf(self, publication: Publication) -> None:
+        # Called by the active stream as soon as a state is due, before anything that does not
+        # change what is published: a tf user waits for this message.
+        self._outputs.tf(self.active.serialize(publication))
 
     def multi_dof_joint_state(self, data: bytes) -> None:
         """A serialized MultiDOFJointState (floating and planar joints)."""
@@ -320,9 +320,7 @@ class StateEngine:
                 if self._fallback is None:
                     raise MalformedMessage(str(unsupported)) from None
                 stamp, names, poses = self._fallback.multi_dof_joint_state(data)
-            publication = active.stream.multi_dof_joint_state(names, poses, stamp)
-            if publication is not None:
-                self._outputs.tf(active.serialize(publication))
+            active.stream.multi_dof_joint_state(names, poses, stamp)
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self.health.internal_error(f'failed to process a MultiDOFJointState: {error!r}')
 

@@ -72,12 +72,15 @@ class JointStream:
                  clock: Callable[[], tuple[int, int]], frame_prefix: str = '',
                  publish_interval_ns: int = 50_000_000, ignore_timestamp: bool = False,
                  resolved: ResolvedState | None = None,
-                 on_resolved: Callable[[ResolvedFields], None] | None = None):
+                 on_resolved: Callable[[ResolvedFields], None] | None = None,
+                 on_publication: Callable[[Publication], None] | None = None):
         """Start streaming `model`, reporting to `report`.
 
         `clock` gives (sec, nanosec) of now, for zero stamps. With `resolved` (a ResolvedState
         of `model`), every state's values are kept in it, and `on_resolved` gets its fields
         whenever a state's stamp is a publish interval past the last call's.
+        `on_publication` gets each publication as soon as it is known, before the stream does
+        anything else: the node publishes it there. The methods also return it.
         """
         self.model = model
         self.report = report
@@ -101,6 +104,12 @@ class JointStream:
         self._held: list[tuple[UpdatePlan, Sequence[str], bytes | np.ndarray, int, np.dtype,
                                tuple[int, int], int, tuple | None]] = []
         self._held_latest_ns = NEVER_NS
+        self._on_publication = on_publication
+        # What the last _schedule saw and published, for _record_schedule: (index, stamp in
+        # ns, True when every joint of index was published or a mask of those, None if none).
+        self._recording: tuple | None = None
+        # Whether a publication changed the due times that _earliest_due_of knows.
+        self._earliest_due_stale = False
         # Per topic, the plan of its last state: each source repeats its names.
         self._last_plan_of: dict[str, UpdatePlan] = {}
         self._resolved = resolved
@@ -159,30 +168,20 @@ class JointStream:
 
         Whether anything is due is decided before any kinematics. With the default
         publish_frequency and a faster source most states are not: such a state is held, and
-        its values are checked (NaN, limits) with the others held, at the latest before the
-        next state that may be due, or by `check_held`. Reports are the same as if each were
-        checked on arrival. `buffer` is kept until then: it must not change.
+        its values are checked (NaN, limits) with the others held, at the latest after the
+        next publication, or by `check_held`. Reports are the same as if each were checked on
+        arrival. `buffer` is kept until then: it must not change.
+
+        A state that is due is computed and handed to `on_publication` first: what does not
+        change what is published (the states held before it, its reports, the resolved state,
+        the bookkeeping of due times) follows, whether publishing succeeded or not.
         """
-        # Per message the health gets its counters (JointStateHealth.count_joint_state, inline:
-        # a call costs more than the writes), the source's count and receipt time, and one dict
-        # lookup, by the plan's identity, to find that source. The rest is judged once a second.
-        report = self.report
-        now = report.clock()
-        report.received += 1
-        report.period_received += 1
-        report.last_receipt = now
-        report.joint_states_arrived = True
         # A source sends the same names message after message, and the reader hands over the
         # same tuple for them: the plan of the last state is the one, without a call.
         plan = self._last_plan_of.get(topic)
         if plan is None or names is not plan.names:
             plan = self._last_plan_of[topic] = self.model.plan(
                 names if len(names) <= count else names[:count])
-        source = report.source_of_plan.get((topic, plan))
-        if source is None:
-            source = report.new_source(plan, topic)
-        source.count += 1
-        source.last = now
         sec, nanosec = stamp
         stamp_ns = sec * 1_000_000_000 + nanosec
         # Not due, whatever its values: stamped, not before any state seen or held, before
@@ -196,34 +195,78 @@ class JointStream:
             known = self._earliest_due_of.get(plan)
             if known is not None and known[0] == self._published_version \
                     and stamp_ns < known[1]:
+                self._received(plan, topic)
                 held = self._held
                 held.append((plan, names, buffer, offset, double, stamp, stamp_ns, dynamics))
                 self._held_latest_ns = stamp_ns
-                dropped = report.dropped
+                dropped = self.report.dropped
                 dropped[RATE_LIMIT] = dropped.get(RATE_LIMIT, 0) + 1
                 if len(held) >= HELD_KEPT:
                     self.check_held()
                 return None
-        if self._held:
+        if self._held and not (stamp_ns and stamp_ns >= self._held_latest_ns):
+            # Time moved back, or an unstamped state: the states held first, as they came.
             self.check_held()
         positions = np.ndarray((count,), double, buffer, offset)
         update = self.model.update(names, positions)
+        publication = None
+        if len(update.values):
+            index = update.plan.joint_index
+            stamp = self._stamped(stamp, index)
+            publication = self._due(update.plan, index, update.transforms, stamp)
+        try:
+            if publication is not None and self._on_publication is not None:
+                self._on_publication(publication)
+        finally:
+            self._received(plan, topic)
+            self._finish(names, positions, count, update, plan, buffer, offset, double,
+                         dynamics, stamp)
+        return publication
+
+    def _received(self, plan: UpdatePlan, topic: str) -> None:
+        """Count a JointState of `plan` on `topic` in the health.
+
+        Its counters (JointStateHealth.count_joint_state, inline: a call costs more than the
+        writes), the source's count and receipt time, and one dict lookup, by the plan's
+        identity, to find that source. The rest is judged once a second.
+        """
+        report = self.report
+        now = report.clock()
+        report.received += 1
+        report.period_received += 1
+        report.last_receipt = now
+        report.joint_states_arrived = True
+        source = report.source_of_plan.get((topic, plan))
+        if source is None:
+            source = report.new_source(plan, topic)
+        source.count += 1
+        source.last = now
+
+    def _finish(self, names: Sequence[str], positions: np.ndarray, count: int,
+                update: JointUpdate, plan: UpdatePlan, buffer: bytes | np.ndarray, offset: int,
+                double: np.dtype, dynamics: tuple | None, stamp: tuple[int, int]) -> None:
+        """What follows a state's publication, in the order of arrival.
+
+        The stamps seen and published, the states held before it, its reports, the due times,
+        the resolved state.
+        """
+        self._record_schedule()
+        if self._held:
+            self.check_held()
         if not plan.names_usable or update.non_finite or update.clamped or len(names) != count:
             self._report_update(names, positions, update)
-        if not len(update.values):
-            return None
-        index = update.plan.joint_index
-        stamp = self._stamped(stamp, index)
-        publication = self._due(update.plan, index, update.transforms, stamp)
-        if self._resolved is not None:
+        if self._earliest_due_stale:
+            self._refresh_earliest_due()
+        if self._resolved is not None and len(update.values):
             self._resolve(update, plan, buffer, offset, count, double, dynamics, stamp)
-        return publication
 
     def check_held(self) -> None:
         """Check the values of the states held back, and remember and report what they carry.
 
         In arrival order, as `joint_state` would have on arrival: none of them was due, and
-        none moved time backwards. Each was counted as rate limited when it arrived.
+        none moved time backwards. Each was counted as rate limited when it arrived. A state
+        published after them may have been handled already (its publication comes first): its
+        stamps, later than theirs, are kept.
         """
         held, self._held = self._held, []
         if not held:
@@ -246,8 +289,7 @@ class JointStream:
             # latest stamp of the plans that name it, written last.
             latest = {row[0]: row[6] for row in held}
             for plan, stamp_ns in sorted(latest.items(), key=lambda item: item[1]):
-                self._last_seen_ns[plan.joint_index] = stamp_ns
-            self._latest_seen_ns = max(self._latest_seen_ns, held[-1][6])
+                self._seen(plan.joint_index, stamp_ns)
             self._held_latest_ns = self._latest_seen_ns
             if self._resolved is not None:
                 self._resolve_held(held, admitted)
@@ -259,8 +301,7 @@ class JointStream:
             rows[plan, double] = iter(within.all(axis=1).tolist())
         for plan, names, buffer, offset, double, stamp, stamp_ns, dynamics in held:
             if next(rows[plan, double]):
-                self._latest_seen_ns = max(self._latest_seen_ns, stamp_ns)
-                self._last_seen_ns[plan.joint_index] = stamp_ns
+                self._seen(plan.joint_index, stamp_ns)
                 if self._resolved is not None:
                     positions = np.ndarray((len(names),), double, buffer, offset)
                     self._keep_for_resolved(plan, plan, None, positions, buffer, offset,
@@ -272,11 +313,20 @@ class JointStream:
             update = self.model.update(names, positions)
             self._report_update(names, positions, update)
             if len(update.values):  # not due either: its joints are some of the plan's
-                self._schedule(update.plan, update.plan.joint_index, stamp)
+                self._seen(update.plan.joint_index, stamp_ns)
+                self.report.drop(RATE_LIMIT)
                 if self._resolved is not None:
                     self._keep_for_resolved(update.plan, plan, update.values, None, buffer,
                                             offset, len(names), double, dynamics, stamp)
         self._held_latest_ns = self._latest_seen_ns
+
+    def _seen(self, index: np.ndarray, stamp_ns: int) -> None:
+        """Remember a held state's stamp as the latest seen of the joints of `index`.
+
+        Later stamps stay: a state published after it was held may have been handled first.
+        """
+        self._latest_seen_ns = max(self._latest_seen_ns, stamp_ns)
+        self._last_seen_ns[index] = np.maximum(self._last_seen_ns[index], stamp_ns)
 
     def multi_dof_joint_state(self, names: Sequence[str], poses: np.ndarray,
                               stamp: tuple[int, int]) -> Publication | None:
@@ -317,7 +367,15 @@ class JointStream:
             index, rows = index[usable], rows[usable]
         if not len(index):
             return None
-        return self._due(index.tobytes(), index, rows, self._stamped(stamp, index))
+        publication = self._due(index.tobytes(), index, rows, self._stamped(stamp, index))
+        try:
+            if publication is not None and self._on_publication is not None:
+                self._on_publication(publication)
+        finally:
+            self._record_schedule()
+            if self._earliest_due_stale:
+                self._refresh_earliest_due()
+        return publication
 
     # Time ---------------------------------------------------------------------------------
 
@@ -337,8 +395,9 @@ class JointStream:
         """Which joints of `index` are published at `stamp`, before anything is computed.
 
         (sec, nanosec, due) with `due` None when all are, else a mask; None when none is.
-        Remembers the stamps seen and published, and reports time going backwards. `key`
-        stands for `index` (as Publication.key does).
+        Reports time going backwards; the stamps seen and published are remembered by
+        `_record_schedule`, which the caller calls once the publication is out. `key` stands
+        for `index` (as Publication.key does).
         """
         sec, nanosec = stamp
         stamp_ns = sec * 1_000_000_000 + nanosec
@@ -355,7 +414,7 @@ class JointStream:
                     self._fold_unresolved()  # their stamps are from before the restart
                     self._resolved.restart_time(stamp, stamp_ns)
                     self._resolved_due_ns = NEVER_NS
-        self._last_seen_ns[index] = stamp_ns
+        self._recording = index, stamp_ns, None
         due = None
         if self._interval_ns:
             if stamp_ns < self._latest_published_ns + self._interval_ns:
@@ -370,9 +429,18 @@ class JointStream:
                 elif not due.any():
                     self.report.drop(RATE_LIMIT)
                     return None
-            self._published(index if due is None else index[due], stamp_ns)
+            self._recording = index, stamp_ns, True if due is None else due
         self.report.published += 1
         return sec, nanosec, due
+
+    def _record_schedule(self) -> None:
+        """Remember the stamps the last `_schedule` saw and published."""
+        recording, self._recording = self._recording, None
+        if recording is not None:
+            index, stamp_ns, published = recording
+            self._last_seen_ns[index] = stamp_ns
+            if published is not None:
+                self._published(index if published is True else index[published], stamp_ns)
 
     def _earliest_due(self, key: object, index: np.ndarray) -> int:
         """The earliest stamp at which a joint of `index` (`key` stands for it) is due."""
@@ -386,14 +454,19 @@ class JointStream:
         return earliest_due
 
     def _published(self, index: np.ndarray, stamp_ns: int) -> None:
-        """Remember that the joints of `index` were published at `stamp_ns`.
-
-        And bring every known earliest due time up to date: the states of each source until
-        its next publication are then held without a numpy call.
-        """
+        """Remember that the joints of `index` were published at `stamp_ns`."""
         self._last_published_ns[index] = stamp_ns
         self._latest_published_ns = max(self._latest_published_ns, stamp_ns)
         self._published_version += 1
+        self._earliest_due_stale = True
+
+    def _refresh_earliest_due(self) -> None:
+        """Bring every known earliest due time up to date after a publication.
+
+        The states of each source until its next publication are then held without a numpy
+        call.
+        """
+        self._earliest_due_stale = False
         for key, (_, _, known_index) in list(self._earliest_due_of.items()):
             self._earliest_due(key, known_index)
 
