@@ -92,7 +92,10 @@ class UpdatePlan:
     # Per output joint, its transform (translation, rotation) is [1, v, cos(v/2), sin(v/2)] ·
     # basis, a 4×7 matrix, for its value v: see RobotModel.__init__.
     _basis: np.ndarray
-    _coefficients: np.ndarray  # (N, 1, 4): ones, then room for v, cos(v/2) and sin(v/2)
+    # (N, 4): ones, then v, cos(v/2) and sin(v/2), written in place by each evaluation (its
+    # columns, and a row for v/2, are views made once): fewer numpy calls per message.
+    _coefficients: np.ndarray
+    _columns: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # v, cos, sin; v/2
     _zeros: np.ndarray  # (7N,): a dot product with them is NaN when an operand is not finite
 
     def unclamped(self, positions: np.ndarray) -> np.ndarray:
@@ -398,6 +401,7 @@ class RobotModel:
         gain = np.array([1.0] * len(named) + [affine_of[n][0] for n in followers])
         bias = np.array([0.0] * len(named) + [affine_of[n][1] for n in followers])
         gather = message_index[named_root]
+        coefficients = np.hstack((np.ones((len(index), 1)), np.zeros((len(index), 3))))
         admitted_lower, admitted_upper = np.full(len(names), -np.inf), np.full(len(names), np.inf)
         for k, i in enumerate(index):
             lower, upper = admitted_values(
@@ -425,8 +429,9 @@ class RobotModel:
             duplicated=tuple(dict.fromkeys(duplicated)),
             names_usable=not (unknown or not_scalar or duplicated),
             _basis=self._basis[index],
-            _coefficients=np.hstack((np.ones((len(index), 1)), np.zeros((len(index), 3))))
-            .reshape(-1, 1, 4),
+            _coefficients=coefficients,
+            _columns=(coefficients[:, 1], coefficients[:, 2], coefficients[:, 3],
+                      np.empty(len(index))),
             _zeros=np.zeros(7 * len(index)),
         )
 
@@ -518,12 +523,12 @@ class RobotModel:
         # to the BLAS, whose kernel (chosen per CPU family) rounds differently, so that /tf
         # would differ in the last bit between an Intel and an AMD machine; einsum computes it
         # the same way on every machine of an architecture (its loops are numpy's own).
-        coefficients = plan._coefficients.copy()  # column 0 holds the 1 of [1, v, c, s]
-        coefficients[:, 0, 1] = values
-        half = values * 0.5
-        np.cos(half, out=coefficients[:, 0, 2])
-        np.sin(half, out=coefficients[:, 0, 3])
-        transforms = np.einsum('nik,nkj->nij', coefficients, plan._basis).reshape(-1, 7)
+        value, cosine, sine, half = plan._columns  # column 0 of the coefficients holds the 1
+        np.copyto(value, values)
+        np.multiply(values, 0.5, out=half)
+        np.cos(half, out=cosine)
+        np.sin(half, out=sine)
+        transforms = np.einsum('nk,nkj->nj', plan._coefficients, plan._basis)
         return values, wanted, transforms, clamped
 
     def joint_pose(self, name: str, value: float | Pose = 0.0) -> Pose:

@@ -47,13 +47,19 @@ class TransformTemplate:
             writer.string(parent)
             writer.string(child)
             poses.append(writer.float64s(np.zeros(7)))
-        self._buffer = bytearray(writer.data())
-        # Numbers are written as 32-bit words (a double is two): a quarter of the elements of a
-        # byte-wise copy. CDR aligns every number to 4 bytes or more from the start of the data
-        # after the 4-byte encapsulation header, so every offset is a multiple of 4.
-        self._words = np.frombuffer(self._buffer, dtype='<u4', count=len(self._buffer) // 4)
-        # Word indices: each transform's 14 words (a row of them), each stamp's 2 (sec, nanosec).
-        self._pose_words = np.array(poses, dtype=np.intp).reshape(-1, 1) // 4 + np.arange(14)
+        data = writer.data()
+        # The message sits 4 bytes into a buffer numpy aligned, so that its data, which CDR
+        # aligns from the end of the 4-byte encapsulation header, is aligned in memory too: the
+        # doubles are an aligned float64 view (one assignment writes every transform) and the
+        # stamps, aligned to 4, a uint32 view.
+        self._raw = np.zeros(len(data) + 4, dtype=np.uint8)
+        self._raw[4:] = np.frombuffer(data, dtype=np.uint8)
+        self._message = self._raw[4:]
+        self._words = self._raw[4:4 + len(data) // 4 * 4].view('<u4')
+        self._doubles = self._raw[8:8 + (len(data) - 4) // 8 * 8].view('<f8')
+        # Each transform's 7 doubles (a row of indices into the float64 view), each stamp's 2
+        # words (sec, nanosec) into the uint32 view.
+        self._pose_slots = (np.array(poses, dtype=np.intp).reshape(-1, 1) - 4) // 8 + np.arange(7)
         self._stamp_words = (np.array(stamps, dtype=np.intp).reshape(-1, 1) // 4
                              + np.arange(2)).ravel()
         self._stamp_bytes = bytearray(8)  # put() repeats it over every stamp
@@ -69,12 +75,11 @@ class TransformTemplate:
         Each row holds translation x, y, z and rotation quaternion x, y, z, w.
         """
         STAMP.pack_into(self._stamp_bytes, 0, sec & 0xFFFFFFFF, nanosec)
-        words = self._words
         # put() repeats the 2-word stamp over every stamp, for a fifth of what an indexed
         # assignment costs.
-        words.put(self._stamp_words, self._stamp)
-        words[self._pose_words] = np.ascontiguousarray(transforms, dtype='<f8').view('<u4')
-        return bytes(self._buffer)
+        self._words.put(self._stamp_words, self._stamp)
+        self._doubles[self._pose_slots] = transforms
+        return self._message.tobytes()
 
 
 def tf_message(transforms: Sequence[RecordedTransform]) -> bytes:
