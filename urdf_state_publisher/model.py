@@ -128,7 +128,9 @@ class RobotModel:
     """A robot's kinematic tree, ready to turn joint values into frame transforms.
 
     All per-model work (joint order, mimic resolution, limits, origin products) happens here,
-    once; per call, only the joints being updated are computed.
+    once; per call, only the joints being updated are computed. A model is for one thread at a
+    time: each plan evaluates in buffers of its own, which two threads updating the same joints
+    at once would share (use a model per thread).
     """
 
     def __init__(self, description: Description, *, use_smallest_joint_limits: bool = False):
