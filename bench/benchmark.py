@@ -7,6 +7,7 @@
   python bench/benchmark.py --only memory    # section 5 alone (about a minute)
   python bench/benchmark.py --only fleet     # section 6 alone (about 5 minutes)
   python bench/benchmark.py --only bag       # section 7 alone (about 2 minutes)
+  python bench/benchmark.py --only latency   # section 8 alone (about 3 minutes)
 
 Sections:
   1. in-process cost per JointState: the node's joint_states callback, called with what its
@@ -30,6 +31,10 @@ Sections:
      as N nodes loaded into one urdf_state_publisher_container: total RSS (and PSS), what
      each robot after the first adds, beside a bare rclpy node's process, and CPU per
      JointState;
+  8. latency: JointState publish -> /tf receipt, p50 and p99, of the node and of the lean
+     relay (raw subscription, EventsExecutor, prebuilt bytes; decimating alike in the default
+     configuration), the sample robot (8 joints, panda's size) at 100 Hz and a 100-joint robot
+     at 500 Hz, default and every-message configurations, runs alternating;
   7. recorded data: urdf_state_publisher_bag on a bag of a 100-joint robot at 500 Hz, in the
      default and the every-message configurations, against rosbags copying the same bag, and
      its peak memory on a bag ten times longer (bench/bag_section.py).
@@ -38,7 +43,7 @@ Sections:
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import json
 import os
 from pathlib import Path
@@ -100,6 +105,12 @@ EVERY_MESSAGE = Configuration('every message', ('-p', 'ignore_timestamp:=true'),
 # The node's defaults (publish_frequency 20 Hz), against a relay that decimates alike.
 DEFAULT_CONFIG = Configuration('default', (), {NODE: None,
                                                DECIMATING_FLOOR: 'floor-decimating'})
+# Section 8, latency: the node against the lean relay alone (raw subscription, EventsExecutor,
+# prebuilt bytes), every message and decimating alike.
+LATENCY_EVERY = Configuration('every message', ('-p', 'ignore_timestamp:=true'),
+                              {NODE: None, 'floor events': 'floor-events'})
+LATENCY_DEFAULT = Configuration('default', (), {NODE: None,
+                                                DECIMATING_FLOOR: 'floor-decimating'})
 # Two drivers merged into the resolved joint_states, against the same floor reading both.
 TWO_SOURCES = Configuration(
     'two sources, joint_states out',
@@ -258,6 +269,7 @@ class Measured:
     transforms: int = 0
     samples: list[bytes] = field(default_factory=list)  # a few /tf messages, checked after
     threads: dict[str, float] = field(default_factory=dict)  # CPU seconds by thread name
+    rounds: list[slice] = field(default_factory=list)  # each round's share of latencies_ms
 
 
 def thread_cpu_seconds(pid: int) -> dict[str, float]:
@@ -453,8 +465,10 @@ def end_to_end(robot: BenchRobot, scale: Scale, driver: Driver, log_dir: Path,
                     driver.drive(name, states, rate, scale.warm_up, drain=0.1)
                     before = process_cpu_seconds(pid), psutil.Process(pid).cpu_times()
                     threads_before = thread_cpu_seconds(pid)
+                    first = len(measured[name].latencies_ms)
                     driver.drive(name, states, rate, scale.seconds / scale.rounds,
                                  into=measured[name])
+                    measured[name].rounds.append(slice(first, len(measured[name].latencies_ms)))
                     after = process_cpu_seconds(pid), psutil.Process(pid).cpu_times()
                     threads = measured[name].threads
                     for thread, seconds in thread_cpu_seconds(pid).items():
@@ -483,8 +497,19 @@ def row(robot: BenchRobot, transforms: int, rate: int, name: str, m: Measured,
         'threads_us_per_js': {t: c / sent * 1e6 for t, c in sorted(m.threads.items())},
         'cpu_us_per_js_psutil': m.cpu_psutil / sent * 1e6,
         'p50_ms': percentile(m.latencies_ms, 0.5), 'p99_ms': percentile(m.latencies_ms, 0.99),
+        'round_p50_ms': [percentile(m.latencies_ms[r], 0.5) for r in m.rounds],
         'all_stamps_carried': all_stamps_carried(m),
     }
+
+
+def paired_ratio(ours: dict, theirs: dict) -> float:
+    """The median over rounds of ours ÷ theirs, each round's p50 against the other's.
+
+    Each round measures the two back to back: a drift of the machine's load, which moves both,
+    cancels in the ratio.
+    """
+    return statistics.median(a / b for a, b in zip(ours['round_p50_ms'], theirs['round_p50_ms'])
+                             if a is not None and b is not None)
 
 
 def add_comparisons(rows: list[dict]) -> None:
@@ -815,6 +840,50 @@ def dds_sections(robots: list[BenchRobot], scale: Scale, driver: Driver, workdir
           'logged just before it publishes /tf_static; the rest is DDS discovery')
 
 
+LATENCY_HEADER = (f'{"robot":<12} {"Hz":>5} {"configuration":<14} {"ours p50":>9} '
+                  f'{"relay p50":>9} {"×":>5} {"ours p99":>9} {"relay p99":>9} {"×":>5} '
+                  f'{"CPU µs/js":>9} {"relay":>7}')
+
+
+def latency_section(cases: list[tuple[BenchRobot, int]], scale: Scale, driver: Driver,
+                    workdir: Path, report: dict) -> None:
+    """Section 8: JointState publish -> /tf receipt, the node beside the lean relay."""
+    rounds = scale.rounds * 2
+    seconds = scale.seconds / scale.rounds * rounds
+    print(f'\n8. Latency, JointState publish -> /tf receipt (µs), the node beside the lean '
+          f'relay, {seconds:g} s per (robot, configuration, process) in {rounds} '
+          'alternating rounds: p50 and p99 over all rounds; × p50 = the median over rounds of '
+          "each round's p50 ratio (the two measured back to back)")
+    print('   relay: bench/relay.py --mode floor-events (every message) or floor-decimating '
+          '(default: a prebuilt /tf once 50 ms of stamps have passed)')
+    print(LATENCY_HEADER, flush=True)
+    rows, lines = [], []
+    for robot, rate in cases:
+        for config in (LATENCY_DEFAULT, LATENCY_EVERY):
+            measured = end_to_end(
+                robot, replace(scale, rates=(rate,), seconds=seconds, rounds=rounds), driver,
+                workdir, config)
+            ours = next(r for r in measured if r['process'] == NODE)
+            relay = next(r for r in measured if r['process'] != NODE)
+            entry = {'robot': robot.label, 'rate': rate, 'configuration': config.label,
+                     'ours': ours, 'relay': relay, 'p50_ratio': paired_ratio(ours, relay),
+                     'p99_ratio': ours['p99_ms'] / relay['p99_ms']}
+            rows.append(entry)
+            print(f'{robot.label.split()[0]:<12} {rate:>5} {config.label:<14} '
+                  f'{ours["p50_ms"] * 1e3:>9.0f} {relay["p50_ms"] * 1e3:>9.0f} '
+                  f'{entry["p50_ratio"]:>5.2f} {ours["p99_ms"] * 1e3:>9.0f} '
+                  f'{relay["p99_ms"] * 1e3:>9.0f} {entry["p99_ratio"]:>5.2f} '
+                  f'{ours["cpu_us_per_js"]:>9.1f} {relay["cpu_us_per_js"]:>7.1f}', flush=True)
+            lines.append(f'{robot.label.split()[0]} {rate} Hz {config.label}: p50 '
+                         f'{entry["p50_ratio"]:.2f}× the relay (target ≤ 1.2: '
+                         f'{verdict(entry["p50_ratio"] <= 1.2)}), p99 {entry["p99_ratio"]:.2f}× '
+                         f'(target ≤ 1.3: {verdict(entry["p99_ratio"] <= 1.3)})')
+    print('  targets (not asserted):')
+    for line in lines:
+        print('    ' + line)
+    report['latency'] = {'rows': rows, 'targets': lines}
+
+
 def memory_section(robots: list[BenchRobot], scale: Scale, driver: Driver, workdir: Path,
                    report: dict) -> None:
     """Section 5: the running node beside a bare one, by import step, over many messages."""
@@ -1080,9 +1149,9 @@ def main() -> int:
     parser.add_argument('--smoke', action='store_true', help='under a minute, CI-sized')
     parser.add_argument('--long', action='store_true', help='memory after 1 000 000 messages')
     parser.add_argument('--json', type=Path, help='also write every figure to this file')
-    parser.add_argument('--only', choices=['memory', 'fleet', 'bag'],
+    parser.add_argument('--only', choices=['memory', 'fleet', 'bag', 'latency'],
                         help='run only this section (memory: section 5, fleet: section 6, '
-                             'bag: section 7)')
+                             'bag: section 7, latency: section 8)')
     args = parser.parse_args()
     scale = SMOKE if args.smoke else FULL
     if args.long:
@@ -1115,9 +1184,12 @@ def main() -> int:
             memory_section(robots, scale, driver, workdir, report)
         if args.only in (None, 'fleet'):
             fleet_section(robots[-1], scale, driver, workdir, report)
+        hundred = generated_hands(workdir, hands=5, fingers=6, joints_per_finger=3)
         if args.only in (None, 'bag'):
-            hundred = generated_hands(workdir, hands=5, fingers=6, joints_per_finger=3)
             bag_section(hundred, scale.bag_seconds, workdir, report)
+        if args.only in (None, 'latency'):
+            latency_section([(robots[0], 100), (hundred, 500)], scale, driver, workdir,
+                            report)
     finally:
         driver.node.destroy_node()
     rclpy.try_shutdown()
