@@ -4,6 +4,7 @@ Not part of the test suite. Run it by hand:
 
   python bench/soak.py --minutes 30 --rate 1000    # the soak
   python bench/soak.py --minutes 0.2               # a quick check that the script works
+  python bench/soak.py --container --minutes 5 --rate 100   # the container run (below)
 
 It starts `python -m urdf_state_publisher` in its own process (its own DDS domain), publishes
 JointStates naming every independent joint at --rate Hz with stamps exactly 1/rate apart (so
@@ -12,6 +13,10 @@ seconds records: JointStates sent, received by the node (its /diagnostics), /tf 
 received here, node RSS and CPU. Every 100th /tf message is decoded and checked (finite
 numbers, unit quaternions). At the end it prints a table and a verdict; exit status 0 when
 nothing was lost beyond --max-loss and the node's memory did not grow beyond --max-growth-mb.
+
+With --container, robots are loaded and unloaded in an urdf_state_publisher_container for the
+duration instead, under a stream of joint states, and the container's RSS slope per cycle is
+set beside a bare rclpy node's (bench/container_soak.py).
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
                         help='seconds between samples (default 10; shorter for short runs, so '
                              'that there are at least 6 samples)')
     parser.add_argument('--robot', choices=('jvrc1', 'sample_arm'), default='jvrc1')
+    parser.add_argument('--container', action='store_true',
+                        help='the container run: robots loaded and unloaded under a stream')
     parser.add_argument('--max-loss', type=float, default=0.001,
                         help='largest tolerated fraction of JointStates the node does not '
                              'receive (best effort; default 0.001)')
@@ -250,6 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     path = robot_path(arguments.robot)
     description = path.read_text()
     model = RobotModel.from_urdf(description)
+    if arguments.container:
+        sys.path.insert(0, str(HERE))
+        from container_soak import container_soak  # bench/, beside this file
+
+        return container_soak(arguments, description, model)
     directory = Path(tempfile.mkdtemp(prefix='urdf_state_publisher_soak_'))
     print(f'soak: {arguments.robot} ({len(model.independent_joints)} independent joints, '
           f'{len(model.scalar_joints)} with mimics), {arguments.rate:g} Hz for '
