@@ -30,7 +30,7 @@ setup(
     license='Apache-2.0',
     # rosbags reads and writes bags for urdf_state_publisher_bag; not a ROS package (its rosdep
     # key is a pip key), so optional: the command says how to install it when it is missing.
-    extras_require={'test': ['pytest', 'hypothesis'], 'bag': ['rosbags>=0.10']},
+    extras_require={'test': ['pytest', 'hypothesis'], 'bag': ['rosbags>=0.11']},
     entry_points={
         'console_scripts': [
             'urdf_state_publisher = urdf_state_publisher.process:main',

@@ -1,6 +1,6 @@
 """Benchmark of urdf_state_publisher against rclpy relays measured in the same run.
 
-  python bench/benchmark.py                  # the full run (about 6 minutes)
+  python bench/benchmark.py                  # the full run (about 20 minutes)
   python bench/benchmark.py --smoke          # under a minute: that the script works (tests)
   python bench/benchmark.py --long           # adds node memory after 1 000 000 messages
   python bench/benchmark.py --json FILE      # also writes every figure to FILE

@@ -346,6 +346,21 @@ def test_the_resolved_joint_states_are_written_when_asked(tmp_path):
     assert set(resolved[0].name) >= set(ARM + GRIPPER)
 
 
+def test_a_source_that_stops_while_another_goes_on_is_a_finding_in_bag_time(tmp_path):
+    # The arm for 4 s, the gripper for 1 s only: judged on the bag's clock, as the node would.
+    messages = in_order(source('/arm/joint_states', ARM, 100, 4.0),
+                        source('/gripper/joint_states', GRIPPER, 50, 1.0, start_s=0.001))
+    bag = write_bag(tmp_path / 'input', messages)
+    result = run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF, '--ros-args',
+                     '-p', "source_list:=['arm/joint_states', 'gripper/joint_states']")
+    [line] = [line for line in result.stdout.splitlines() if 'sources stopped' in line]
+    assert 'joint-state sources stopped while others go on' in line
+    assert '/gripper/joint_states' in line
+    # Reported after its 1 s without a message, at one of the once-a-second assessments.
+    first_at = float(line.split('first at ')[1].split(' s')[0])
+    assert 2.0 <= first_at <= 3.0, line
+
+
 def test_findings_are_summed_up_at_the_end(tmp_path):
     messages = source('/joint_states', ARM + ('not_a_joint',), 100, 0.3)
     bag = write_bag(tmp_path / 'input', messages)
@@ -420,8 +435,41 @@ def test_an_existing_output_is_kept_unless_overwrite_is_given(tmp_path):
     assert read_bag(tmp_path / 'output')[0]
 
 
-def test_ctrl_c_leaves_no_output_that_looks_complete(tmp_path):
-    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM + GRIPPER, 1000, 60.0))
+@pytest.fixture(scope='module')
+def long_bag(tmp_path_factory) -> Path:
+    """A minute of 1 kHz joint states: long enough to be interrupted, and to show progress."""
+    return write_bag(tmp_path_factory.mktemp('long') / 'input',
+                     source('/joint_states', ARM + GRIPPER, 1000, 60.0))
+
+
+def test_on_a_terminal_a_progress_line_says_how_far_and_how_fast(tmp_path, long_bag):
+    import pty
+
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'urdf_state_publisher.bag', str(long_bag),
+         str(tmp_path / 'output'), '--description', str(SAMPLE_URDF)],
+        stdout=subprocess.PIPE, stderr=terminal, text=True)
+    os.close(terminal)
+    written = b''
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the process closed its end
+            break
+        if not chunk:
+            break
+        written += chunk
+    os.close(controller)
+    assert process.wait(timeout=300) == 0
+    progress = [line for line in written.decode().split('\r') if 'messages, ' in line]
+    assert progress, written.decode()[-2000:]
+    assert re.search(r'[\d,]+ messages, [\d.]+ of 60.0 s of bag \(\d+ %\), \d+x real time, '
+                     r'\d+ s left', progress[0]), progress[0]
+
+
+def test_ctrl_c_leaves_no_output_that_looks_complete(tmp_path, long_bag):
+    bag = long_bag
     process = subprocess.Popen(
         [sys.executable, '-m', 'urdf_state_publisher.bag', str(bag), str(tmp_path / 'output'),
          '--description', str(SAMPLE_URDF)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

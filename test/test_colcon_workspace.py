@@ -23,7 +23,7 @@ import pytest
 from tf2_msgs.msg import TFMessage
 
 PACKAGE = 'urdf_state_publisher'
-EXECUTABLES = ('urdf_state_publisher', 'urdf_state_publisher_inspect',
+EXECUTABLES = ('urdf_state_publisher', 'urdf_state_publisher_inspect', 'urdf_state_publisher_bag',
                'urdf_state_publisher_demo')
 SHARED_FILES = ('package.xml', 'launch/urdf_state_publisher.launch.py',
                 'launch/display.launch.py', 'config/urdf_state_publisher.yaml',
