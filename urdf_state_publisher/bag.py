@@ -8,8 +8,8 @@ bag: everything in the input, plus what urdf_state_publisher would have publishe
 while the bag was recorded, each message at the log time of the one that made the node publish
 it. The work is the node's own engine (engine.py), fed the bag's bytes in log-time order with
 the bag's log time as its clock: the /tf messages are the node's, byte for byte. This module
-wires it to rosbags (an optional dependency: `pip install rosbags`) and decides only what a bag
-needs and a live graph does not:
+wires it to rosbags (an optional dependency: `pip install rosbags`, imported only when the
+command runs, so that it can say so) and decides only what a bag needs and a live graph does not:
 
 - The node's parameters and remaps come from `--ros-args`, as for the node (ros_arguments).
 - The description: `--description FILE` (URDF or xacro, with xacro arguments), else the
@@ -38,6 +38,26 @@ import shutil
 import sys
 import time
 from typing import Any, TextIO
+
+import yaml
+
+from urdf_state_publisher import qos
+from urdf_state_publisher.cdr import MalformedMessage, read_string_message
+from urdf_state_publisher.description import read_description_file
+from urdf_state_publisher.engine import (
+    configured_description,
+    DIAGNOSTICS_PERIOD_S,
+    Outputs,
+    StateEngine,
+)
+from urdf_state_publisher.errors import DescriptionError, StartupError
+from urdf_state_publisher.health import Level
+from urdf_state_publisher.joint_settings import JointSettings
+from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
+from urdf_state_publisher.ros_arguments import parse_ros_arguments, RosArgumentsError
+from urdf_state_publisher.source_topics import check_no_feedback, source_topics
+from urdf_state_publisher.tf_wire import read_tf_message, tf_message
+from urdf_state_publisher.unknown_parameters import unknown_parameters
 
 __all__ = ['main']
 
@@ -108,14 +128,6 @@ class BagRun:
     def __init__(self, args: argparse.Namespace, ros_args: list[str]):
         from rosbags.rosbag2 import Reader, ReaderError, StoragePlugin
 
-        from urdf_state_publisher.description import read_description_file
-        from urdf_state_publisher.engine import configured_description, Outputs, StateEngine
-        from urdf_state_publisher.errors import DescriptionError, StartupError
-        from urdf_state_publisher.joint_settings import JointSettings
-        from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
-        from urdf_state_publisher.ros_arguments import parse_ros_arguments, RosArgumentsError
-        from urdf_state_publisher.source_topics import check_no_feedback, source_topics
-        from urdf_state_publisher.unknown_parameters import unknown_parameters
 
         self.args = args
         self.err: TextIO = sys.stderr
@@ -188,8 +200,6 @@ class BagRun:
         path = self.args.input
         if path.is_file():
             return 'mcap' if path.suffix == '.mcap' else 'sqlite3'
-        import yaml
-
         metadata = yaml.safe_load((path / 'metadata.yaml').read_text())
         return metadata['rosbag2_bagfile_information']['storage_identifier']
 
@@ -228,10 +238,6 @@ class BagRun:
         return 0
 
     def _process(self) -> None:
-        from urdf_state_publisher.engine import DIAGNOSTICS_PERIOD_S
-        from urdf_state_publisher.errors import DescriptionError
-        from urdf_state_publisher.parameters import ParameterValueError
-
         engine = self.engine
         if self.description is not None:
             text, source = self.description
@@ -282,8 +288,6 @@ class BagRun:
 
     def _handlers(self) -> dict[int, Callable[[bytes], None]]:
         """What each input connection's messages go to: the engine, and the output."""
-        from urdf_state_publisher.cdr import read_string_message
-
         engine, write = self.engine, self.writer.write
         handlers = {}
         for connection in self.reader.connections:
@@ -326,7 +330,6 @@ class BagRun:
         """The output's connections: the node's topics with its QoS, then the input's."""
         from rosbags.typesys import get_typestore, Stores
 
-        from urdf_state_publisher import qos
 
         typestore = get_typestore(Stores.ROS2_JAZZY)
         ours = {'/tf': (TF_TYPE, qos.TF), '/tf_static': (TF_TYPE, qos.LATCHED),
@@ -375,9 +378,6 @@ class BagRun:
 
     def _recorded_transforms(self, data: bytes) -> bytes | None:
         """A recorded TFMessage without the transforms the active description publishes."""
-        from urdf_state_publisher.cdr import MalformedMessage
-        from urdf_state_publisher.tf_wire import read_tf_message, tf_message
-
         children = self._published_children()
         if not children:
             return data
@@ -406,8 +406,6 @@ class BagRun:
     # What it says ---------------------------------------------------------------------------
 
     def _log(self, level, text: str) -> None:
-        from urdf_state_publisher.health import Level
-
         name = {Level.OK: 'INFO', Level.WARN: 'WARN', Level.ERROR: 'ERROR'}[level]
         self._say(name, text)
         if level != Level.OK:
