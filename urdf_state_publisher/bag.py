@@ -42,7 +42,7 @@ from typing import Any, TextIO
 import yaml
 
 from urdf_state_publisher import qos
-from urdf_state_publisher.cdr import MalformedMessage, read_string_message
+from urdf_state_publisher.cdr import MalformedMessage
 from urdf_state_publisher.description import read_description_file
 from urdf_state_publisher.engine import (
     configured_description,
@@ -303,9 +303,7 @@ class BagRun:
             elif topic == self.multi_dof_topic:
                 handlers[connection.id] = self._both(engine.multi_dof_joint_state, write, copy)
             elif topic == self.description_topic:
-                handlers[connection.id] = self._both(
-                    lambda data: engine.description_received(read_string_message(data)),
-                    write, copy)
+                handlers[connection.id] = self._both(engine.description_message, write, copy)
             else:
                 handlers[connection.id] = lambda data, copy=copy: write(copy, self.now_ns, data)
         return handlers

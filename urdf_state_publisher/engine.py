@@ -19,7 +19,12 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
-from urdf_state_publisher.cdr import MalformedMessage, string_message, UnsupportedEncapsulation
+from urdf_state_publisher.cdr import (
+    MalformedMessage,
+    read_string_message,
+    string_message,
+    UnsupportedEncapsulation,
+)
 from urdf_state_publisher.description import (
     describe_extensions,
     parse_description,
@@ -78,6 +83,9 @@ class Fallback(Protocol):
     def multi_dof_joint_state(self, data: bytes) -> tuple[tuple[int, int], Sequence[str],
                                                           np.ndarray]:
         """Stamp, names and (N, 7) transforms; any exception if unreadable."""
+
+    def string(self, data: bytes) -> str:
+        """A std_msgs/String's text; any exception if unreadable."""
 
 
 class ActiveModel:
@@ -172,6 +180,23 @@ class StateEngine:
         active model stays.
         """
         self._activate(self._build_model(text, self.config), text, self.config.frame_prefix)
+
+    def description_message(self, data: bytes) -> None:
+        """A serialized std_msgs/String from the robot_description topic.
+
+        Loaded, or refused with an ERROR that says why (unreadable bytes too).
+        """
+        try:
+            try:
+                text = read_string_message(data)
+            except UnsupportedEncapsulation:
+                if self._fallback is None:
+                    raise
+                text = self._fallback.string(data)
+        except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
+            self._log(Level.ERROR, f'ignoring a robot description message: unreadable ({error})')
+            return
+        self.description_received(text)
 
     def description_received(self, text: str) -> None:
         """A description from the robot_description topic: loaded, or refused with an ERROR."""

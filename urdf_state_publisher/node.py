@@ -21,7 +21,6 @@ from sensor_msgs.msg import JointState, MultiDOFJointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.cdr import read_string_message
 from urdf_state_publisher.engine import (
     configured_description,
     DIAGNOSTICS_PERIOD_S,
@@ -60,6 +59,10 @@ class RclpyFallback:
                           for t in message.transforms], dtype=float).reshape(-1, 7)
         stamp = message.header.stamp
         return (stamp.sec, stamp.nanosec), message.joint_names, poses
+
+    @staticmethod
+    def string(data: bytes) -> str:
+        return deserialize_message(data, String).data
 
 
 class UrdfStatePublisher(Node):
@@ -158,9 +161,7 @@ class UrdfStatePublisher(Node):
         engine = self._engine
         if engine.config.use_robot_description_topic:
             subscription = self.create_subscription(
-                String, 'robot_description',
-                lambda data: engine.description_received(read_string_message(data)),
-                LATCHED_QOS, raw=True)
+                String, 'robot_description', engine.description_message, LATCHED_QOS, raw=True)
             self.get_logger().info(
                 f"waiting for the description on topic '{subscription.topic_name}'")
             return
