@@ -41,7 +41,8 @@ def imports_of_oracles(path: Path) -> list[str]:
     """Where `path` imports an oracle module, or a test module listed whole: 'file' or
     'file::function'."""
     found = []
-    beyond = set(ORACLE_MODULES) | {key.removesuffix('.py') for key in ORACLES if '::' not in key}
+    beyond = ({m.split('.')[0] for m in ORACLE_MODULES}
+              | {key.removesuffix('.py') for key in ORACLES if '::' not in key})
 
     def visit(node: ast.AST, where: str) -> None:
         for child in ast.iter_child_nodes(node):
