@@ -4,9 +4,9 @@
 its own process; one robot stays loaded, another is loaded and unloaded again and again (the
 fleet simulation that spawns and despawns robots), each sent JointStates at --rate Hz while it
 is loaded. The container's RSS is read after every cycle; then a bare rclpy node with the same
-entities is made and destroyed as often in a process of its own (bench/bare_node_cycles.py), and
-the two slopes per cycle after warm-up are printed side by side, with a verdict by the same
-rule as test/test_container.py.
+entities is made and destroyed as often in a process of its own, beside a node that stays
+(bench/bare_node_cycles.py), and the two slopes per cycle after warm-up are printed side by
+side, with a verdict by the same rule as test/test_container.py.
 """
 
 from __future__ import annotations
