@@ -7,7 +7,8 @@ EventsExecutor (the container's), spins, takes it out, spins, and destroys it: w
 the middleware keep of a node that is made and destroyed, and nothing of the package. A node
 stays in the executor all along, as the container's own node does: beside a node that stays,
 Cyclone DDS keeps about 1 KiB of each service made and destroyed (a node's parameter services
-make 7 KiB a cycle; alone, nothing), where Fast DDS keeps nothing either way. Prints one JSON
+make 7 KiB a cycle; alone, nothing), where Fast DDS keeps nothing either way
+(bench/service_residue.py). Prints one JSON
 line: the process's RSS in bytes after each cycle.
 
     python bench/bare_node_cycles.py CYCLES
