@@ -21,7 +21,7 @@ setup(
     python_requires='>=3.10',
     # The non-ROS Python dependencies. In a ROS 2 install rosdep provides them (package.xml);
     # listing them here makes a plain `pip install .` next to rclpy work as well.
-    install_requires=['setuptools', 'numpy', 'xacro'],
+    install_requires=['setuptools', 'numpy', 'PyYAML', 'xacro'],
     zip_safe=True,
     maintainer='urdf_state_publisher developers',
     maintainer_email='dev@urdf-state-publisher.invalid',

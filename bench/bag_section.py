@@ -28,7 +28,7 @@ ROUNDS = 3
 # The command and the floor, each in a process of its own: what its main loop costs, and the
 # peak RSS of the whole process.
 RUN = r"""
-import contextlib, io, json, resource, sys, time
+import contextlib, io, json, sys, time
 mode, source, target, *rest = sys.argv[1:]
 # Timed from after the imports, as the command imports what it needs at start.
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer

@@ -31,13 +31,13 @@ Sections:
      as N nodes loaded into one urdf_state_publisher_container: total RSS (and PSS), what
      each robot after the first adds, beside a bare rclpy node's process, and CPU per
      JointState;
+  7. recorded data: urdf_state_publisher_bag on a bag of a 100-joint robot at 500 Hz, in the
+     default and the every-message configurations, against rosbags copying the same bag, and
+     its peak memory on a bag ten times longer (bench/bag_section.py);
   8. latency: JointState publish -> /tf receipt, p50 and p99, of the node and of the lean
      relay (raw subscription, EventsExecutor, prebuilt bytes; decimating alike in the default
      configuration), the sample robot (8 joints, panda's size) at 100 Hz and a 100-joint robot
-     at 500 Hz, default and every-message configurations, runs alternating;
-  7. recorded data: urdf_state_publisher_bag on a bag of a 100-joint robot at 500 Hz, in the
-     default and the every-message configurations, against rosbags copying the same bag, and
-     its peak memory on a bag ten times longer (bench/bag_section.py).
+     at 500 Hz, default and every-message configurations, runs alternating.
 """
 
 from __future__ import annotations

@@ -59,7 +59,9 @@ ORACLES = {
         ('jvrc_description',), JVRC + ', through the helpers of test_reliability_loader.py'),
     'test_tf_output_identity.py': Oracle(('jvrc_description',),
                                          JVRC + ', one of the recorded robots'),
-    'test_benchmark_smoke.py': Oracle(('jvrc_description',), JVRC + ", one of the benchmark's"),
+    'test_benchmark_smoke.py': Oracle(('jvrc_description', 'rosbags.rosbag2'),
+                                      JVRC + ", one of the benchmark's robots, and rosbags, "
+                                      'for its bag section'),
     'test_lint.py': Oracle(('ruff',), 'ruff (the linter)'),
     'test_skip_policy.py::test_the_random_order_seed_is_named': Oracle(
         ('pytest_randomly',), 'pytest-randomly'),

@@ -20,7 +20,7 @@ import sys
 import time
 
 from conftest import SAMPLE_URDF
-from node_fixtures import wait_until
+from node_fixtures import assert_pose, SAMPLE_CHILD, sample_pose, stamp_of, wait_until
 import numpy as np
 import pytest
 from rclpy.qos import QoSProfile, ReliabilityPolicy
@@ -197,6 +197,16 @@ def test_default_configuration_the_bags_tf_is_the_live_nodes(tmp_path, probe, st
         for data in outputs(output, '/tf_static')]
     assert 'wrote /tf 20, /tf_static 1\n' in result.stdout
     assert 'findings: none' in result.stdout
+    # The poses themselves, against the sample robot's joint table (node_fixtures), for the
+    # JointState of the last /tf's stamp.
+    last = deserialize_message(computed[-1], TFMessage).transforms
+    [sent] = [state for state in (deserialize_message(m.data, JointState) for m in messages
+                                  if m.topic == '/joint_states')
+              if stamp_of(state) == stamp_of(last[0])]
+    values = dict(zip(sent.name, sent.position))
+    by_child = {t.child_frame_id: t for t in last}
+    for joint in ARM + GRIPPER:
+        assert_pose(by_child[SAMPLE_CHILD[joint]], sample_pose(joint, values[joint]))
 
 
 @pytest.mark.parametrize('every_message', [False, True], ids=['default', 'every message'])
@@ -298,6 +308,39 @@ def test_recorded_transforms_of_the_robots_frames_are_replaced_and_the_others_ke
     assert recorded[0][2] == odom  # untouched: the recorded bytes
     assert 'recorded transforms: 3 replaced' in result.stdout
     assert '3 kept' in result.stdout
+
+
+def test_other_nodes_diagnostics_are_kept_beside_the_nodes(tmp_path):
+    theirs = bytes(STORE.serialize_cdr(T['diagnostic_msgs/msg/DiagnosticArray'](
+        header=T['std_msgs/msg/Header'](stamp=T['builtin_interfaces/msg/Time'](sec=1, nanosec=0),
+                                        frame_id=''),
+        status=[T['diagnostic_msgs/msg/DiagnosticStatus'](
+            level=0, name='camera_driver: status', message='ok', hardware_id='camera',
+            values=[])]), 'diagnostic_msgs/msg/DiagnosticArray'))
+    at = START_NS + 50_000_000
+    messages = [*source('/joint_states', ARM, 100, 2.5, start_s=0.01),
+                Message('/diagnostics', 'diagnostic_msgs/msg/DiagnosticArray', at, theirs)]
+    bag = write_bag(tmp_path / 'input', in_order(messages))
+    run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF)
+    output, _ = read_bag(tmp_path / 'output')
+    diagnostics = [(log_ns, data) for topic, log_ns, data in output if topic == '/diagnostics']
+    assert (at, theirs) in diagnostics
+    # And the node's own, once a second of the bag's 2.5 s.
+    assert len(diagnostics) == 3
+
+
+def test_the_topics_the_node_publishes_on_are_remapped_as_live(tmp_path):
+    recorded = recorded_tf(START_NS, ('base_link', 'torso_link'))
+    messages = [*source('/joint_states', ARM, 100, 0.3, start_s=0.01),
+                Message('/tf', 'tf2_msgs/msg/TFMessage', START_NS + 50_000_000, recorded)]
+    bag = write_bag(tmp_path / 'input', in_order(messages))
+    run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF, '--ros-args',
+            '-r', '/tf:=/robot1/tf', '-r', '/tf_static:=/robot1/tf_static')
+    output, connections = read_bag(tmp_path / 'output')
+    assert outputs(output, '/robot1/tf') and outputs(output, '/robot1/tf_static')
+    # The recorded /tf is another topic now: copied as it is, none of it replaced.
+    assert outputs(output, '/tf') == [recorded]
+    assert '/tf_static' not in connections
 
 
 def test_types_the_command_does_not_know_are_copied_as_they_are(tmp_path):
@@ -404,15 +447,35 @@ def test_a_corrupt_input_is_named(tmp_path, what):
     assert nothing_left(tmp_path)
 
 
+def test_a_folder_that_is_no_bag_is_named(tmp_path):
+    (tmp_path / 'input').mkdir()
+    (tmp_path / 'input' / 'notes.txt').write_text('not a bag')
+    line = error_line(run_bag(tmp_path / 'input', tmp_path / 'output', check=False))
+    assert f'{tmp_path / "input"}: cannot read it as a rosbag2 bag' in line
+    assert nothing_left(tmp_path)
+
+
+def test_folders_made_for_the_output_go_again_when_it_fails(tmp_path):
+    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM, 100, 0.1))
+    nested = tmp_path / 'runs' / 'today' / 'output'
+    error_line(run_bag(bag, nested, check=False))  # no description
+    assert not (tmp_path / 'runs').exists()
+    run_bag(bag, nested, '--description', SAMPLE_URDF)
+    assert read_bag(nested)[0]
+
+
 def test_a_bag_without_the_joint_state_topic_names_the_topics_it_has(tmp_path):
     bag = write_bag(tmp_path / 'input', source('/robot1/joint_states', ARM, 100, 0.1))
     line = error_line(run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF,
                               check=False))
     assert 'has no joint-state topic /joint_states; its topics are /robot1/joint_states' in line
     assert nothing_left(tmp_path)
-    # Named as the node names it, it is read.
+    # Named as the node names it, it is read; the --ros-args may also come first, up to a --.
     run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF, '--ros-args', '-r',
             '__ns:=/robot1')
+    run_bag('--ros-args', '-r', '__ns:=/robot1', '--', bag, tmp_path / 'output2',
+            '--description', SAMPLE_URDF)
+    assert read_bag(tmp_path / 'output2')[0]
 
 
 def test_without_a_description_it_says_where_one_can_come_from(tmp_path):
@@ -491,9 +554,8 @@ def test_without_rosbags_it_says_how_to_install_it(tmp_path):
         capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert result.stderr.strip() == (
-        'urdf_state_publisher_bag: needs the rosbags package: pip install rosbags (or pip '
-        'install urdf_state_publisher[bag]); ROS 2 packages do not ship it, its rosdep key is '
-        'a pip key')
+        'urdf_state_publisher_bag: needs the rosbags package: pip install rosbags; ROS 2 '
+        'packages do not ship it, its rosdep key is a pip key')
 
 
 # The Recorded data page's blocks --------------------------------------------------------------
@@ -550,8 +612,8 @@ def test_the_summary_on_the_recorded_data_page_is_what_the_command_prints(tmp_pa
     printed = result.stdout.splitlines()
     assert len(printed) == len(shown), result.stdout
 
-    def shape(line: str) -> str:  # numbers and names of the run's own as placeholders
-        line = line.split(': ', 1)[0] if line.startswith(('  [', 'output')) else line
+    def shape(line: str) -> str:  # numbers and the output's path as placeholders
+        line = line.split(': ', 1)[0] if line.startswith('output') else line
         return re.sub(r'[\d][\d,.]*', 'N', line)
 
     assert [shape(line) for line in printed] == [shape(line) for line in shown]

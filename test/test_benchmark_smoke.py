@@ -17,6 +17,7 @@ import time
 import jvrc_description  # noqa: F401
 import psutil  # noqa: F401
 import pytest
+import rosbags.rosbag2  # noqa: F401
 
 REPO = Path(__file__).resolve().parent.parent
 NODE = 'urdf_state_publisher'

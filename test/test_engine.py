@@ -109,8 +109,13 @@ def test_unreadable_joint_states_are_counted_never_raised():
         state_engine.joint_state('/joint_states', data)
         state_engine.multi_dof_joint_state(data)
     assert '/tf' not in recorded.messages
-    assert state_engine.health.dropped['malformed JointState bytes'] == 4
-    assert state_engine.health.dropped['internal error'] == 4  # the MultiDOFJointStates
+    assert state_engine.health.dropped == {'malformed JointState bytes': 4,
+                                           'malformed MultiDOFJointState bytes': 4}
+    assessment = state_engine.health.assess()
+    assert assessment.level == Level.WARN
+    assert 'internal error' not in assessment.message
+    assert [line.text.split(':')[0] for line in assessment.log if 'MultiDOF' in line.text] == [
+        'ignoring a MultiDOFJointState']
 
 
 def test_a_new_frame_prefix_republishes_tf_static_and_an_unusable_value_is_refused():

@@ -45,7 +45,7 @@ def test_a_near_miss_warns_naming_both_from_the_command_line_a_params_file_and_a
         'publish_frequncy: not a parameter of this node; did you mean publish_frequency?',
         'zero.elbow_joint: not a parameter of this node; did you mean zeros.elbow_joint?',
     ]
-    assert not any('do not read' in line for line in lines(output, 'INFO'))
+    assert not any('does not read' in line for line in lines(output, 'INFO'))
     assert node.running()
 
 

@@ -17,7 +17,7 @@ import textwrap
 
 from conftest import REPO
 import pytest
-from pytest_oracles import HOW_TO_RUN, ORACLE_MODULES, ORACLES, SWITCH
+from pytest_oracles import ORACLE_MODULES, ORACLES, SWITCH
 
 pytestmark = pytest.mark.ros_free  # the inner runs collect ROS-free files only
 
@@ -128,7 +128,9 @@ def test_by_default_a_missing_oracle_is_a_listed_skip_and_the_run_passes(tmp_pat
         'test_description.py::test_jvrc1: needs jvrc-description (a real robot) (missing: '
         'jvrc_description)',
         'test_lint.py: needs ruff (the linter) (missing: ruff)',
-        f'2 left out; {HOW_TO_RUN}, and pass {SWITCH} to make a missing one an error',
+        '2 left out; run them in a checkout with `make test` (README), or install the test '
+        'tools with `pip install -r requirements/dev.txt`, and pass --require-oracles to make a '
+        'missing one an error',
     ]
 
 

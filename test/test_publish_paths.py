@@ -22,8 +22,9 @@ from urdf_state_publisher.qos import TF_QOS
 from urdf_state_publisher.rclpy_capabilities import bytes_publisher
 
 # The node's process, in an rclpy whose publisher handles have no publish_raw: every other use
-# of the handle goes to the real one.
-WITHOUT_PUBLISH_RAW = """
+# of the handle goes to the real one. It says when bytes first go through Publisher.publish.
+PUBLIC_PATH_TAKEN = 'bytes published through Publisher.publish'
+WITHOUT_PUBLISH_RAW = f"""PUBLIC_PATH_TAKEN = {PUBLIC_PATH_TAKEN!r}
 import sys
 
 import rclpy.publisher
@@ -47,6 +48,18 @@ class WithoutPublishRaw:
 
 handle = rclpy.publisher.Publisher.handle
 rclpy.publisher.Publisher.handle = property(lambda self: WithoutPublishRaw(handle.fget(self)))
+publish = rclpy.publisher.Publisher.publish
+said = []
+
+
+def publish_saying_so(self, message):
+    if isinstance(message, bytes) and not said:
+        said.append(True)
+        print(PUBLIC_PATH_TAKEN, file=sys.stderr, flush=True)
+    return publish(self, message)
+
+
+rclpy.publisher.Publisher.publish = publish_saying_so
 from urdf_state_publisher.process import main
 sys.exit(main())
 """
@@ -76,8 +89,12 @@ def test_the_public_call_is_taken_where_the_handle_has_no_publish_raw(
     assert bytes_publisher(publisher) == publisher.publish
 
 
-def tf_bytes_for_states(tmp_path, probe: Probe, command: list[str], name: str) -> dict[int, bytes]:
-    """The raw /tf of node `name` for STATES JointStates, by stamp; the node stopped after."""
+def tf_bytes_for_states(tmp_path, probe: Probe, command: list[str], name: str
+                        ) -> tuple[dict[int, bytes], str]:
+    """The raw /tf of node `name` for STATES JointStates, by stamp, and the node's output.
+
+    The node is stopped after.
+    """
     params = tmp_path / f'{name}.yaml'
     params.write_text(yaml.safe_dump({'/**': {'ros__parameters': {
         'description_file': str(SAMPLE_URDF), 'ignore_timestamp': True}}}))
@@ -103,17 +120,19 @@ def tf_bytes_for_states(tmp_path, probe: Probe, command: list[str], name: str) -
             wait_until(lambda stamp=stamp: stamp in received, 10.0,
                        lambda state=state: publisher.publish(state) or probe.spin(0.05),
                        f'/tf stamped {stamp} from {name}')
-        return received
     finally:
         probe.node.destroy_subscription(subscription)
         probe.node.destroy_publisher(publisher)
         assert process.stop() == 0, process.output()
+    return received, process.output()
 
 
 def test_both_paths_publish_the_same_tf_bytes(tmp_path, probe):
-    private = tf_bytes_for_states(tmp_path, probe, [sys.executable, '-m', 'urdf_state_publisher'],
-                                  'publishes_raw')
-    public = tf_bytes_for_states(tmp_path, probe, [sys.executable, '-c', WITHOUT_PUBLISH_RAW],
-                                 'publishes_public')
+    private, private_output = tf_bytes_for_states(
+        tmp_path, probe, [sys.executable, '-m', 'urdf_state_publisher'], 'publishes_raw')
+    public, public_output = tf_bytes_for_states(
+        tmp_path, probe, [sys.executable, '-c', WITHOUT_PUBLISH_RAW], 'publishes_public')
+    assert PUBLIC_PATH_TAKEN in public_output
+    assert PUBLIC_PATH_TAKEN not in private_output
     assert len(private) == STATES
     assert public == private

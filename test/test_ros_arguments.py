@@ -124,3 +124,24 @@ def test_an_invalid_topic_name_is_named():
     parsed = parse_ros_arguments([], 'n')
     with pytest.raises(RosArgumentsError, match="'/a b' is not a valid topic name"):
         parsed.resolve_topic('a b')
+
+
+def test_a_params_file_may_nest_the_namespace_above_the_node(tmp_path):
+    path = params_file(tmp_path, {
+        'robot1': {'state_publisher': {'ros__parameters': {'frame_prefix': 'robot1/'}}},
+        'robot2': {'state_publisher': {'ros__parameters': {'frame_prefix': 'robot2/'}}}})
+    parsed = parse_ros_arguments(['--params-file', path, '-r', '__node:=state_publisher',
+                                  '-r', '__ns:=/robot1'], 'n')
+    assert parsed.parameters() == {'frame_prefix': 'robot1/'}
+
+
+def test_a_rule_for_another_nodes_name_or_namespace_leaves_this_one_as_it_is():
+    parsed = parse_ros_arguments(['-r', 'controller_manager:__node:=cm',
+                                  '-r', 'controller_manager:__ns:=/cm',
+                                  '-r', 'n:__ns:=/robot1'], 'n')
+    assert (parsed.node_name, parsed.namespace) == ('n', '/robot1')
+
+
+def test_a_double_dash_ends_the_ros_arguments():
+    parsed = parse_ros_arguments(['-p', 'rate:=2.0', '--', '-p', 'rate:=3.0'], 'n')
+    assert parsed.parameters() == {'rate': 2.0}

@@ -97,6 +97,7 @@ def check(keys: list[str], env: dict[str, str], rosdep: str) -> list[str]:
         return [f'rosdep update failed: {update.stdout}{update.stderr}'.strip()]
     problems = []
     for distro, platform in PLATFORMS.items():
+        found = len(problems)
         result = subprocess.run([rosdep, 'resolve', *keys, '--rosdistro', distro, '--os',
                                  platform], env=env, capture_output=True, text=True)
         table = resolved(result.stdout)
@@ -109,7 +110,7 @@ def check(keys: list[str], env: dict[str, str], rosdep: str) -> list[str]:
             elif value[0] != 'apt':
                 problems.append(f'{distro} ({platform}): {key} resolves with {value[0]} '
                                 f'({" ".join(value[1:])}), which the build farm cannot install')
-        if result.returncode != 0 and not problems:
+        if result.returncode != 0 and len(problems) == found:  # none named for this distro
             problems.append(f'{distro}: rosdep resolve failed: {result.stderr.strip()}')
     return problems
 

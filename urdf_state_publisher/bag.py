@@ -19,8 +19,10 @@ command runs, so that it can say so) and decides only what a bag needs and a liv
 - /tf and /tf_static of the input: a transform whose child frame the active description
   publishes is dropped (the computed one replaces it), all others are kept as recorded. Both
   topics are written with the node's QoS, /tf_static transient local, so that `ros2 bag play`
-  latches it. The resolved joint_states (publish_joint_states) replace recorded ones on that
-  topic. Everything else, types this command does not know included, is copied as it is.
+  latches it. Recorded /diagnostics (other nodes') are kept beside the node's. The resolved
+  joint_states (publish_joint_states) replace recorded ones on that topic. Everything else,
+  types this command does not know included, is copied as it is. Remaps apply to the topics the
+  node publishes as they do live (`-r /tf:=/robot1/tf`).
 - The timers (joint_state_publisher's `rate`, /diagnostics once a second) run on log time from
   the bag's first message.
 - It streams: memory does not grow with the bag's length. The output is written under a
@@ -65,8 +67,8 @@ PROGRAM = 'urdf_state_publisher_bag'
 DEFAULT_NODE_NAME = 'urdf_state_publisher'
 BILLION = 1_000_000_000
 PROGRESS_PERIOD_S = 0.25
-INSTALL_HINT = ('pip install rosbags (or pip install urdf_state_publisher[bag]); ROS 2 '
-                'packages do not ship it, its rosdep key is a pip key')
+INSTALL_HINT = ('pip install rosbags; ROS 2 packages do not ship it, its rosdep key is a pip '
+                'key')
 TF_TYPE = 'tf2_msgs/msg/TFMessage'
 
 
@@ -98,10 +100,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _split_ros_args(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    if '--ros-args' not in argv:
-        return list(argv), []
-    k = list(argv).index('--ros-args')
-    return list(argv[:k]), list(argv[k + 1:])
+    """The command's own arguments, and the --ros-args (up to a `--`; its own go on after)."""
+    words = list(argv)
+    if '--ros-args' not in words:
+        return words, []
+    start = words.index('--ros-args')
+    end = words.index('--', start) if '--' in words[start:] else len(words)
+    return words[:start] + words[end + 1:], words[start + 1:end]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -148,13 +153,16 @@ class BagRun:
                 check_no_feedback(self.topics, self.resolved_topic)
             self.multi_dof_topic = self.ros.resolve_topic('multi_dof_joint_states')
             self.description_topic = self.ros.resolve_topic('robot_description')
+            self.tf_topic = self.ros.resolve_topic('/tf')
+            self.tf_static_topic = self.ros.resolve_topic('/tf_static')
+            self.diagnostics_topic = self.ros.resolve_topic('/diagnostics')
         except (RosArgumentsError, ParameterValueError, StartupError) as error:
             raise BagError(str(error)) from None
         unknown = unknown_parameters(given)
         for line in unknown.warnings():
             self._say('WARN', line)
-        self.reader = Reader(args.input)
         try:
+            self.reader = Reader(args.input)
             self.reader.open()
         except (ReaderError, OSError, ValueError, KeyError) as error:
             raise BagError(f'{args.input}: cannot read it as a rosbag2 bag ({error})') from None
@@ -183,14 +191,14 @@ class BagRun:
         self.engine = StateEngine(
             config, settings, node_name=self.ros.node_name, topics=self.topics,
             outputs=Outputs(
-                tf=self._writer('/tf'), tf_static=self._writer('/tf_static'),
+                tf=self._writer(self.tf_topic), tf_static=self._writer(self.tf_static_topic),
                 joint_states=(self._writer(self.resolved_topic) if config.publish_joint_states
                               else None),
                 # Given here, the description is published as the node publishes its own; read
                 # from the bag, the recorded one stays.
                 robot_description=(self._writer(self.description_topic)
                                    if self.description is not None else None),
-                diagnostics=self._writer('/diagnostics'), log=self._log),
+                diagnostics=self._writer(self.diagnostics_topic), log=self._log),
             clock=lambda: divmod(self.now_ns, BILLION), monotonic=lambda: self.now_ns / BILLION)
 
     # Inputs ---------------------------------------------------------------------------------
@@ -221,7 +229,11 @@ class BagRun:
 
         output = self.args.output.resolve()
         staging = output.parent / f'.{output.name}.partial-{os.getpid()}'
+        # Folders above OUTPUT that do not exist are made, and go again if the run does not
+        # complete.
+        made = next((folder for folder in reversed(output.parents) if not folder.exists()), None)
         staging.mkdir(parents=True)
+        complete = False
         try:
             self.writer = Writer(staging / output.name, version=8, storage_plugin=self.storage)
             self.writer.open()
@@ -232,8 +244,9 @@ class BagRun:
             if output.exists():
                 shutil.rmtree(output) if output.is_dir() else output.unlink()
             (staging / output.name).rename(output)
+            complete = True
         finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            shutil.rmtree(staging if complete or made is None else made, ignore_errors=True)
         self._summary(output)
         return 0
 
@@ -257,7 +270,7 @@ class BagRun:
         tick = min(next_due)
         handlers = self._handlers()
         started = time.monotonic()
-        last_progress = started
+        last_progress = started - PROGRESS_PERIOD_S  # the first line at once, then each period
         total_ns = max(self.end_ns - self.start_ns, 1)
         read = 0
         # Per message, as little as can be: the timers when one is due, the connection's
@@ -293,8 +306,10 @@ class BagRun:
         for connection in self.reader.connections:
             topic = connection.topic
             copy = self.copies.get(connection.id)
-            if topic in ('/tf', '/tf_static'):
+            if topic in (self.tf_topic, self.tf_static_topic):
                 handlers[connection.id] = self._transforms_writer(topic)
+            elif topic == self.diagnostics_topic:  # other nodes' too: kept, beside ours
+                handlers[connection.id] = partial(self._write_recorded, topic)
             elif copy is None:  # a topic this run writes itself (robot_description, ...)
                 handlers[connection.id] = self._replaced
             elif topic in self.topics:
@@ -316,6 +331,9 @@ class BagRun:
             write(copy, self.now_ns, data)
         return handle
 
+    def _write_recorded(self, topic: str, data: bytes) -> None:
+        self.writer.write(self.out[topic], self.now_ns, data)
+
     def _replaced(self, data: bytes) -> None:
         self.replaced_messages += 1
 
@@ -330,8 +348,9 @@ class BagRun:
 
 
         typestore = get_typestore(Stores.ROS2_JAZZY)
-        ours = {'/tf': (TF_TYPE, qos.TF), '/tf_static': (TF_TYPE, qos.LATCHED),
-                '/diagnostics': ('diagnostic_msgs/msg/DiagnosticArray', qos.DIAGNOSTICS)}
+        ours = {self.tf_topic: (TF_TYPE, qos.TF), self.tf_static_topic: (TF_TYPE, qos.LATCHED),
+                self.diagnostics_topic: ('diagnostic_msgs/msg/DiagnosticArray',
+                                         qos.DIAGNOSTICS)}
         if self.engine.config.publish_joint_states:
             ours[self.resolved_topic] = ('sensor_msgs/msg/JointState', qos.JOINT_STATES)
         if self.description is not None:

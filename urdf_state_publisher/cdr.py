@@ -1,10 +1,11 @@
 """CDR, the bytes of a ROS 2 message on the wire and in a bag: written and read here, without ROS.
 
-Every ROS 2 middleware sends a message as plain CDR (OMG DDS-XTypes, version 1): a 4-byte
+ROS 2 middlewares send a message as plain CDR (OMG DDS-XTypes, version 1): a 4-byte
 encapsulation header (00 01 00 00 for little-endian), then the fields in order, each number
 aligned to its size counted from the end of the header, a string as its uint32 length
 (the terminating NUL included), its bytes and a NUL, a sequence as its uint32 count and its
-elements. rosbag2 stores those bytes as they are.
+elements. rosbag2 stores those bytes as they are. A middleware set to XCDR version 2 sends
+another encoding, which the readers here leave to the shell (UnsupportedEncapsulation).
 
 The node writes what it publishes here (`CdrWriter`), always the same bytes for the same
 message: padding is zero, where a middleware's serializer leaves whatever was in its buffer.
@@ -20,12 +21,14 @@ import struct
 
 import numpy as np
 
-__all__ = ['CdrReader', 'CdrWriter', 'ENCAPSULATION_SIZE', 'MalformedMessage',
-           'UnsupportedEncapsulation', 'read_string_message', 'string_message']
+__all__ = ['BYTE_ORDERS', 'CdrReader', 'CdrWriter', 'ENCAPSULATION_SIZE', 'MalformedMessage',
+           'read_string_message', 'string_message', 'unreadable_encapsulation',
+           'UnsupportedEncapsulation']
 
 ENCAPSULATION_SIZE = 4
 CDR_LE = b'\x00\x01\x00\x00'
-_BYTE_ORDERS = {b'\x00\x00': '>', b'\x00\x01': '<'}  # CDR_BE, CDR_LE
+# The first two bytes of plain CDR, and the byte order (a struct prefix) they stand for.
+BYTE_ORDERS = {b'\x00\x00': '>', b'\x00\x01': '<'}  # CDR_BE, CDR_LE
 
 
 class MalformedMessage(ValueError):  # noqa: N818 - the name says what the bytes are
@@ -44,6 +47,15 @@ class UnsupportedEncapsulation(MalformedMessage):  # noqa: N818 - the name says 
     def __init__(self, encapsulation: str):
         super().__init__(f'encapsulation {encapsulation} is not plain CDR')
         self.encapsulation = encapsulation  # its two bytes in hex, as '0007'
+
+
+def unreadable_encapsulation(data: bytes | memoryview, what: str = 'message',
+                             malformed: type[MalformedMessage] = MalformedMessage
+                             ) -> MalformedMessage:
+    """Why `data`, which does not start as plain CDR, is not read here: the error to raise."""
+    if len(data) < ENCAPSULATION_SIZE:
+        return malformed(f'truncated {what} ({len(data)} bytes)')
+    return UnsupportedEncapsulation(bytes(data[:2]).hex())
 
 
 class CdrWriter:
@@ -107,12 +119,9 @@ class CdrReader:
 
     def __init__(self, data: bytes | memoryview):
         self.data = bytes(data)
-        order = _BYTE_ORDERS.get(self.data[:2])
+        order = BYTE_ORDERS.get(self.data[:2])
         if order is None:
-            if len(self.data) < ENCAPSULATION_SIZE:
-                raise MalformedMessage(f'truncated message ({len(self.data)} bytes)')
-            raise UnsupportedEncapsulation(self.data[:2].hex())
-        self.order = order
+            raise unreadable_encapsulation(self.data)
         self.offset = ENCAPSULATION_SIZE
         self._uint32 = struct.Struct(order + 'I')
         self._stamp = struct.Struct(order + 'iI')
@@ -127,9 +136,6 @@ class CdrReader:
             raise MalformedMessage(f'{size} bytes at {start} do not fit in {len(self.data)}')
         self.offset += size
         return start
-
-    def uint8(self) -> int:
-        return self.data[self._take(1)]
 
     def uint32(self) -> int:
         self._align(4)

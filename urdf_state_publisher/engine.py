@@ -70,7 +70,7 @@ class Fallback(Protocol):
     """What reads the messages the engine's own readers leave alone (not plain CDR).
 
     The node's is rclpy's deserializer, which reads whatever its middleware writes. `name`
-    is how /diagnostics counts what it read.
+    names it in the line that reports a message it cannot read either.
     """
 
     name: str
@@ -321,12 +321,15 @@ class StateEngine:
         try:
             stamp, names, positions, velocities, efforts = self._fallback.joint_state(data)
         except Exception as error:  # noqa: BLE001 - a deserializer raises several kinds
-            self.health.received_malformed(
-                f"{unsupported}, and {self._fallback.name}'s deserializer cannot read it either "
-                f'({error})')
+            self.health.received_malformed(self._unreadable_by_fallback(unsupported, error))
             return
         self.health.deserialized_by_rclpy(unsupported.encapsulation)
         active.stream.joint_state(tuple(names), positions, stamp, topic, velocities, efforts)
+
+    def _unreadable_by_fallback(self, unsupported: UnsupportedEncapsulation,
+                                error: Exception) -> str:
+        return (f"{unsupported}, and {self._fallback.name}'s deserializer cannot read it either "
+                f'({error})')
 
     def _publish_tf(self, publication: Publication) -> None:
         # Called by the active stream as soon as a state is due, before anything that does not
@@ -343,8 +346,17 @@ class StateEngine:
                 stamp, names, poses = read_multi_dof_joint_state(data)
             except UnsupportedEncapsulation as unsupported:
                 if self._fallback is None:
-                    raise MalformedMessage(str(unsupported)) from None
-                stamp, names, poses = self._fallback.multi_dof_joint_state(data)
+                    self.health.received_malformed_multi_dof(str(unsupported))
+                    return
+                try:
+                    stamp, names, poses = self._fallback.multi_dof_joint_state(data)
+                except Exception as error:  # noqa: BLE001 - a deserializer raises several kinds
+                    self.health.received_malformed_multi_dof(
+                        self._unreadable_by_fallback(unsupported, error))
+                    return
+            except MalformedMessage as error:
+                self.health.received_malformed_multi_dof(str(error))
+                return
             active.stream.multi_dof_joint_state(names, poses, stamp)
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self.health.internal_error(f'failed to process a MultiDOFJointState: {error!r}')

@@ -38,6 +38,7 @@ NON_FINITE = 'NaN or infinite position'
 UNUSABLE_POSE = 'unusable MultiDOFJointState entry'
 INTERNAL_ERROR = 'internal error'
 MALFORMED = 'malformed JointState bytes'
+MALFORMED_MULTI_DOF = 'malformed MultiDOFJointState bytes'
 # JointStates in an encoding the node's reader leaves to rclpy's deserializer: a figure (in
 # /diagnostics as 'deserialized by rclpy (encapsulation 0007)'), never a problem.
 DESERIALIZED_BY_RCLPY = 'deserialized by rclpy'
@@ -222,6 +223,9 @@ _EVENTS: dict[str, tuple[Level, str, str, str, str]] = {
                         'velocity or effort of the wrong length', '; '),
     MALFORMED: (Level.WARN, 'ignoring a JointState', 'JointState bytes are readable again',
                 'malformed JointState bytes', '; '),
+    MALFORMED_MULTI_DOF: (Level.WARN, 'ignoring a MultiDOFJointState',
+                          'MultiDOFJointState bytes are readable again',
+                          'malformed MultiDOFJointState bytes', '; '),
     TIME_BACKWARDS: (Level.WARN, 'joint state time moved backwards (simulation reset, bag loop '
                      'or a restarted source?); publishing these joints again from the new time',
                      'joint state time moves forward again', 'time moved backwards', ', '),
@@ -238,7 +242,7 @@ _ORDER = {kind: k for k, kind in enumerate((
     NO_MODEL, NO_MATCH, INTERNAL_ERROR, WAITING, SILENT, STOPPED_TOPICS, STALE, NEVER_RECEIVED,
     UNHEARD_TOPICS, UNKNOWN,
     NON_FINITE, CLAMPED, DUPLICATED, NOT_SCALAR, LENGTH_MISMATCH, DYNAMICS_MISMATCH, MALFORMED,
-    TIME_BACKWARDS, ZERO_STAMP, UNUSABLE_POSE))}
+    TIME_BACKWARDS, ZERO_STAMP, UNUSABLE_POSE, MALFORMED_MULTI_DOF))}
 
 
 class JointStateHealth:
@@ -321,6 +325,11 @@ class JointStateHealth:
         self.count_joint_state()
         self.drop(MALFORMED)
         self.event(MALFORMED, (detail,))
+
+    def received_malformed_multi_dof(self, detail: str) -> None:
+        """Count a MultiDOFJointState whose bytes could not be read, and why."""
+        self.drop(MALFORMED_MULTI_DOF)
+        self.event(MALFORMED_MULTI_DOF, (detail,))
 
     def deserialized_by_rclpy(self, encapsulation: str) -> None:
         """Count a JointState that rclpy's deserializer read for the node's reader."""

@@ -27,10 +27,11 @@ from typing import NamedTuple
 import numpy as np
 
 from urdf_state_publisher.cdr import (
+    BYTE_ORDERS,
     CdrReader,
     ENCAPSULATION_SIZE,
     MalformedMessage,
-    UnsupportedEncapsulation,
+    unreadable_encapsulation,
 )
 
 __all__ = [
@@ -69,7 +70,7 @@ class _Located(NamedTuple):
     end: int  # of the positions
 
 
-ENCODINGS = {b'\x00\x00': _encoding('>'), b'\x00\x01': _encoding('<')}  # CDR_BE, CDR_LE
+ENCODINGS = {start: _encoding(order) for start, order in BYTE_ORDERS.items()}
 
 
 class MalformedJointState(MalformedMessage):  # noqa: N818 - the name says what the bytes are
@@ -139,9 +140,7 @@ class JointStateReader:
                 last.offset, last.count, last.double
         encoding = ENCODINGS.get(data[:2])
         if encoding is None:
-            if len(data) < ENCAPSULATION_SIZE:
-                raise MalformedJointState(f'truncated JointState ({len(data)} bytes)')
-            raise UnsupportedEncapsulation(bytes(data[:2]).hex())
+            raise unreadable_encapsulation(data, 'JointState', MalformedJointState)
         try:
             # The stamp, header.frame_id (a string), then the names. This runs for every
             # message, so it calls no function of its own when the names are the last ones;
@@ -249,7 +248,8 @@ def read_multi_dof_joint_state(data: bytes) -> tuple[tuple[int, int], tuple[str,
     """The stamp, joint names and transforms of a sensor_msgs/MultiDOFJointState.
 
     Each transform is a row of translation x, y, z and quaternion x, y, z, w; the twists and
-    wrenches after them are not read. Raises as `JointStateReader.read`.
+    wrenches after them are not read. Raises cdr.UnsupportedEncapsulation for bytes that are
+    not plain CDR, cdr.MalformedMessage for plain CDR that is not a MultiDOFJointState.
     """
     reader = CdrReader(data)
     stamp = reader.header()

@@ -93,7 +93,7 @@ class UpdatePlan:
     # basis, a 4×7 matrix, for its value v: see RobotModel.__init__.
     _basis: np.ndarray
     # (N, 4): ones, then v, cos(v/2) and sin(v/2), written in place by each evaluation (its
-    # columns, and a row for v/2, are views made once): fewer numpy calls per message.
+    # columns are views made once, with a buffer for v/2): fewer numpy calls per message.
     _coefficients: np.ndarray
     _columns: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # v, cos, sin; v/2
     _zeros: np.ndarray  # (7N,): a dot product with them is NaN when an operand is not finite

@@ -28,7 +28,7 @@ LATCHED = TopicQos(1, transient_local=True)
 # The resolved joint_states, as joint_state_publisher publishes them: reliable, volatile, depth
 # 10. Reliable readers match it, and so do the best-effort ones (robot_state_publisher's).
 JOINT_STATES = TopicQos(10)
-# /diagnostics, as diagnostic_updater publishes it.
+# /diagnostics: reliable, volatile, depth 10, an rclpy publisher's default.
 DIAGNOSTICS = TopicQos(10)
 
 _PROFILES = {

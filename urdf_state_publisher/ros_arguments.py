@@ -8,11 +8,12 @@ unchanged on a recording. What rcl and rclpy do, followed here:
   join with dots. A node name without a leading slash gets one; `/*` stands for one level of
   the name and `/**` for any number (rclpy matches the name as a regular expression so made).
   `-p` sets its value in the `/**` entry. The entries apply to the node in the order they
-  first appeared, each setting what it names.
+  first appeared, each setting what it names. A name's parts may also nest (`robot1:
+  state_publisher: ros__parameters:` is `/robot1/state_publisher`).
 - `-r [node:]from:=to` remaps: `__node:=` (or `__name:=`) renames the node, `__ns:=` sets its
   namespace; any other rule maps the topic `from` to `to`, both expanded in the node's
   namespace, the first matching rule winning. A rule prefixed with a node name applies only to
-  that node.
+  that node (for `__node` and `__ns`, the node's name before any rule renames it).
 - `--log-level`, `--enclave` and `--disable-...` are taken and have no effect here.
 
 Errors are `RosArgumentsError`, one line that names the argument and what to give instead.
@@ -88,13 +89,15 @@ class RosArguments:
 
 
 def parse_ros_arguments(arguments: Sequence[str], default_node_name: str) -> RosArguments:
-    """The `--ros-args` in `arguments` (everything after `--ros-args`, up to an optional `--`)."""
+    """The `--ros-args` in `arguments` (what follows `--ros-args`, up to an optional `--`)."""
     parsed = RosArguments(default_node_name)
     words = list(arguments)
     k = 0
     while k < len(words):
         word = words[k]
-        if word in ('--ros-args', '--'):
+        if word == '--':
+            break
+        if word == '--ros-args':
             k += 1
             continue
         if word in _IGNORED_ALONE:
@@ -110,7 +113,7 @@ def parse_ros_arguments(arguments: Sequence[str], default_node_name: str) -> Ros
             for key, values in _params_file(value).items():
                 _set(parsed.entries, key, values)
         elif word in ('-r', '--remap'):
-            _remap(parsed, value)
+            _remap(parsed, value, default_node_name)
         elif word not in _IGNORED_WITH_VALUE:
             raise RosArgumentsError(
                 f'{word}: not a --ros-args flag this command takes; give -p NAME:=VALUE, '
@@ -149,13 +152,23 @@ def _params_file(path: str) -> dict[str, dict[str, object]]:
     if not isinstance(document, dict):
         raise RosArgumentsError(
             f'--params-file {path}: give a mapping of node names to ros__parameters')
-    entries = {}
+    entries: dict[str, dict[str, object]] = {}
     for key, section in document.items():
-        if not isinstance(section, dict) or 'ros__parameters' not in section:
-            raise RosArgumentsError(
-                f"--params-file {path}: {key!r} has no 'ros__parameters' mapping")
-        entries[str(key)] = _flattened(section['ros__parameters'] or {}, path)
+        _sections(str(key), section, path, entries, str(key))
     return entries
+
+
+def _sections(key: str, section: object, path: str, entries: dict[str, dict[str, object]],
+              top: str) -> None:
+    """The node-name entries under `key`: its ros__parameters, or namespaces nested in it."""
+    if not isinstance(section, dict) or not section:
+        raise RosArgumentsError(
+            f"--params-file {path}: {top!r} has no 'ros__parameters' mapping")
+    if 'ros__parameters' in section:
+        entries[key] = _flattened(section['ros__parameters'] or {}, path)
+        return
+    for name, nested in section.items():  # namespace: node: ros__parameters (as rcl reads)
+        _sections(f'{key.rstrip("/")}/{name}', nested, path, entries, top)
 
 
 def _flattened(values: object, path: str, prefix: str = '') -> dict[str, object]:
@@ -173,15 +186,19 @@ def _flattened(values: object, path: str, prefix: str = '') -> dict[str, object]
     return flat
 
 
-def _remap(parsed: RosArguments, rule: str) -> None:
+def _remap(parsed: RosArguments, rule: str, default_node_name: str) -> None:
     head, separator, target = rule.partition(':=')
     if not separator or not head or not target:
         raise RosArgumentsError(f'-r {rule}: give it as FROM:=TO (or NODE:FROM:=TO)')
     node, _, source = head.rpartition(':')
     node = node or None
-    if source in ('__node', '__name'):
-        parsed.node_name = target
-    elif source == '__ns':
-        parsed.namespace = target if target.startswith('/') else '/' + target
+    if source in ('__node', '__name', '__ns'):
+        # A node's name and namespace rules name the node as it was before any (rcl's).
+        if node not in (None, default_node_name):
+            return
+        if source == '__ns':
+            parsed.namespace = target if target.startswith('/') else '/' + target
+        else:
+            parsed.node_name = target
     else:
         parsed.remaps.append((node, source, target))

@@ -2,8 +2,9 @@
 
 Everything here is decided per message without ROS: rate limiting and time going backwards
 (both per joint), the zero-stamp rule, what is dropped. What it notices goes to a
-JointStateHealth (urdf_state_publisher.health), which judges it once per period. The node
-converts messages to names and arrays and publishes what a JointStream returns.
+JointStateHealth (urdf_state_publisher.health), which judges it once per period. The engine
+(urdf_state_publisher.engine) reads messages into names and arrays and publishes each
+publication a JointStream hands to its `on_publication`.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ class JointStream:
         of `model`), every state's values are kept in it, and `on_resolved` gets its fields
         whenever a state's stamp is a publish interval past the last call's.
         `on_publication` gets each publication as soon as it is known, before the stream does
-        anything else: the node publishes it there. The methods also return it.
+        anything else: the engine publishes it there. The methods also return it.
         """
         self.model = model
         self.report = report
