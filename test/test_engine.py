@@ -13,6 +13,7 @@ from xcdr import joint_state_bytes
 
 from urdf_state_publisher.cdr import read_string_message, string_message
 from urdf_state_publisher.engine import Outputs, StateEngine
+from urdf_state_publisher.errors import StartupError
 from urdf_state_publisher.health import Level
 from urdf_state_publisher.joint_settings import JointSettings
 from urdf_state_publisher.parameters import NodeConfig, PARAMETERS
@@ -130,3 +131,15 @@ def test_a_new_frame_prefix_republishes_tf_static_and_an_unusable_value_is_refus
                                       {'publish_frequency'})
     assert reason is not None and reason.startswith('publish_frequency must be')
     assert state_engine.config.frame_prefix == 'left/'
+
+
+def test_a_description_a_shell_starts_with_is_refused_in_one_line_naming_where_it_came_from():
+    state_engine = engine(Recorded())
+    broken = SAMPLE.replace('<joint name="elbow_joint"', '<joint ', 1)
+    with pytest.raises(StartupError) as refused:
+        state_engine.load_at_start(broken, 'file arm.urdf')
+    assert str(refused.value).startswith('invalid robot description (file arm.urdf): ')
+    assert '\n' not in str(refused.value)
+    assert state_engine.active is None
+    state_engine.load_at_start(SAMPLE, 'file arm.urdf')
+    assert state_engine.active is not None

@@ -253,11 +253,10 @@ class BagRun:
     def _process(self) -> None:
         engine = self.engine
         if self.description is not None:
-            text, source = self.description
             try:
-                engine.load(text)
-            except (DescriptionError, ParameterValueError) as error:
-                raise BagError(f'invalid robot description ({source}): {error}') from None
+                engine.load_at_start(*self.description)
+            except StartupError as error:
+                raise BagError(str(error)) from None
         elif self.description_topic not in {c.topic for c in self.reader.connections}:
             raise BagError(
                 f'no robot description: {self.args.input} has no {self.description_topic} '

@@ -31,7 +31,7 @@ from urdf_state_publisher.description import (
     read_description_file,
 )
 from urdf_state_publisher.diagnostics_wire import diagnostic_array
-from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import JointStateHealth, Level
 from urdf_state_publisher.joint_settings import JointSettings
 from urdf_state_publisher.joint_state_wire import JointStateReader, read_multi_dof_joint_state
@@ -180,6 +180,18 @@ class StateEngine:
         active model stays.
         """
         self._activate(self._build_model(text, self.config), text, self.config.frame_prefix)
+
+    def load_at_start(self, text: str, source: str) -> None:
+        """`load` the description a shell starts with, from `source` ('file robot.urdf', ...).
+
+        StartupError, one line naming `source`, when it is unusable.
+        """
+        try:
+            self.load(text)
+        except DescriptionError as error:
+            raise StartupError(f'invalid robot description ({source}): {error}') from error
+        except ParameterValueError as error:
+            raise StartupError(f'{error} ({source})') from error
 
     def description_message(self, data: bytes) -> None:
         """A serialized std_msgs/String from the robot_description topic.

@@ -174,13 +174,7 @@ class UrdfStatePublisher(Node):
                 'no robot description: set the parameter robot_description (URDF text) or '
                 'description_file (a .urdf or .xacro path), or set '
                 'use_robot_description_topic to read it from a topic')
-        text, source = configured
-        try:
-            engine.load(text)
-        except DescriptionError as error:
-            raise StartupError(f'invalid robot description ({source}): {error}') from error
-        except ParameterValueError as error:
-            raise StartupError(f'{error} ({source})') from error
+        engine.load_at_start(*configured)
 
     def _on_set_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         try:
