@@ -542,7 +542,8 @@ def test_ctrl_c_leaves_no_output_that_looks_complete(tmp_path, long_bag):
                process.poll() is not None, 60.0, lambda: time.sleep(0.01), 'the output')
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130, stdout + stderr
+    # Killed by SIGINT after its cleanup, as an interrupted program ends (a shell shows 130).
+    assert process.returncode == -signal.SIGINT, stdout + stderr
     assert 'interrupted; no output written' in stderr
     assert nothing_left(tmp_path)
 

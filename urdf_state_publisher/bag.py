@@ -37,9 +37,10 @@ from functools import partial
 import os
 from pathlib import Path
 import shutil
+import signal
 import sys
 import time
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import yaml
 
@@ -77,9 +78,9 @@ class BagError(Exception):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command: exit status 0 for a complete output bag, 1 for an error, 130 for Ctrl-C.
+    """Run the command: exit status 0 for a complete output bag, 1 for an error.
 
-    After an error or Ctrl-C nothing is left behind.
+    Ctrl-C ends the process by SIGINT. After an error or Ctrl-C nothing is left behind.
     """
     argv = sys.argv[1:] if argv is None else argv
     own, ros_args = _split_ros_args(argv)
@@ -95,8 +96,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f'{PROGRAM}: {error}', file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f'{PROGRAM}: interrupted; no output written', file=sys.stderr)
-        return 130
+        print(f'{PROGRAM}: interrupted; no output written', file=sys.stderr, flush=True)
+        _end_by_sigint()
+
+
+def _end_by_sigint() -> NoReturn:
+    """End as an interrupted program does: killed by SIGINT, which a shell shows as status 130.
+
+    A shell script that runs this command then stops too; an exit status of 130 would let it
+    go on. Python would end so for an uncaught KeyboardInterrupt, and does for a caught one too
+    when the interrupt came inside an exec() of source text (rosbags builds its message classes
+    and serializers that way): the same end every time is what a script can rely on.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.raise_signal(signal.SIGINT)
+    os._exit(130)  # only if this thread blocks SIGINT
 
 
 def _split_ros_args(argv: Sequence[str]) -> tuple[list[str], list[str]]:
