@@ -106,11 +106,8 @@ EVERY_MESSAGE = Configuration('every message', ('-p', 'ignore_timestamp:=true'),
 DEFAULT_CONFIG = Configuration('default', (), {NODE: None,
                                                DECIMATING_FLOOR: 'floor-decimating'})
 # Section 8, latency: the node against the lean relay alone (raw subscription, EventsExecutor,
-# prebuilt bytes), every message and decimating alike.
-LATENCY_EVERY = Configuration('every message', ('-p', 'ignore_timestamp:=true'),
-                              {NODE: None, 'floor events': 'floor-events'})
-LATENCY_DEFAULT = Configuration('default', (), {NODE: None,
-                                                DECIMATING_FLOOR: 'floor-decimating'})
+# prebuilt bytes), every message; in the default configuration DEFAULT_CONFIG's relay is it.
+LATENCY_EVERY = replace(EVERY_MESSAGE, processes={NODE: None, 'floor events': 'floor-events'})
 # Two drivers merged into the resolved joint_states, against the same floor reading both.
 TWO_SOURCES = Configuration(
     'two sources, joint_states out',
@@ -859,7 +856,7 @@ def latency_section(cases: list[tuple[BenchRobot, int]], scale: Scale, driver: D
     print(LATENCY_HEADER, flush=True)
     rows, lines = [], []
     for robot, rate in cases:
-        for config in (LATENCY_DEFAULT, LATENCY_EVERY):
+        for config in (DEFAULT_CONFIG, LATENCY_EVERY):
             measured = end_to_end(
                 robot, replace(scale, rates=(rate,), seconds=seconds, rounds=rounds), driver,
                 workdir, config)

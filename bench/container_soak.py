@@ -18,6 +18,7 @@ from pathlib import Path
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -126,7 +127,7 @@ def container_soak(arguments: argparse.Namespace, description: str, model) -> in
 
     os.environ.setdefault('ROS_DOMAIN_ID', str(101 + os.getpid() % 100))
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    directory = Path(__import__('tempfile').mkdtemp(prefix='urdf_state_publisher_soak_'))
+    directory = Path(tempfile.mkdtemp(prefix='urdf_state_publisher_soak_'))
     duration = arguments.minutes * 60.0
     rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     probe = rclpy.create_node('soak_probe')

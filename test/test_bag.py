@@ -532,9 +532,8 @@ def test_on_a_terminal_a_progress_line_says_how_far_and_how_fast(tmp_path, long_
 
 
 def test_ctrl_c_leaves_no_output_that_looks_complete(tmp_path, long_bag):
-    bag = long_bag
     process = subprocess.Popen(
-        [sys.executable, '-m', 'urdf_state_publisher.bag', str(bag), str(tmp_path / 'output'),
+        [sys.executable, '-m', 'urdf_state_publisher.bag', str(long_bag), str(tmp_path / 'output'),
          '--description', str(SAMPLE_URDF)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     # Once it writes (its staging folder exists), and long before it could be done.

@@ -147,7 +147,6 @@ class BagRun:
     def __init__(self, args: argparse.Namespace, ros_args: list[str]):
         from rosbags.rosbag2 import Reader, ReaderError, StoragePlugin
 
-
         self.args = args
         self.err: TextIO = sys.stderr
         self.terminal = self.err.isatty()
@@ -358,7 +357,6 @@ class BagRun:
     def _connections(self) -> None:
         """The output's connections: the node's topics with its QoS, then the input's."""
         from rosbags.typesys import get_typestore, Stores
-
 
         typestore = get_typestore(Stores.ROS2_JAZZY)
         ours = {self.tf_topic: (TF_TYPE, qos.TF), self.tf_static_topic: (TF_TYPE, qos.LATCHED),
