@@ -4,6 +4,7 @@ from typing import Any, List
 
 from launch import LaunchContext, LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.logging import get_logger
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
@@ -35,6 +36,9 @@ def _launch_setup(context: LaunchContext) -> list[Node]:
     setup = node_setup(context.launch_configurations,
                        node_namespace(context.launch_configurations),
                        FindPackageShare(NODE_NAME).perform(context))
+    # What the node cannot see: it is given the expanded text (an xacro argument not taken).
+    for warning in setup.warnings:
+        get_logger('urdf_state_publisher.launch.py').warning(warning)
     return [
         Node(
             package=NODE_NAME,

@@ -12,6 +12,7 @@ import pytest
 from xcdr import joint_state_bytes
 
 from urdf_state_publisher.cdr import read_string_message, string_message
+from urdf_state_publisher.description import DescriptionText
 from urdf_state_publisher.engine import Outputs, StateEngine
 from urdf_state_publisher.errors import StartupError
 from urdf_state_publisher.health import Level
@@ -57,7 +58,7 @@ def engine(recorded: Recorded, **values) -> StateEngine:
 
 def test_a_description_puts_its_fixed_frames_on_tf_static_and_itself_on_robot_description():
     recorded = Recorded()
-    engine(recorded).load(SAMPLE)
+    engine(recorded).load(DescriptionText(SAMPLE))
     [static] = recorded.messages['/tf_static']
     assert {t.child: t.parent for t in read_tf_message(static)} == STATIC
     assert {(t.sec, t.nanosec) for t in read_tf_message(static)} == {(77, 5)}
@@ -68,7 +69,7 @@ def test_a_description_puts_its_fixed_frames_on_tf_static_and_itself_on_robot_de
 def test_a_joint_state_is_published_on_tf_with_its_stamp():
     recorded = Recorded()
     state_engine = engine(recorded)
-    state_engine.load(SAMPLE)
+    state_engine.load(DescriptionText(SAMPLE))
     state_engine.joint_state('/joint_states',
                              joint_state_bytes(9, 10, 'x', ARM, [0.1, 0.2, 0.3], [], []))
     [tf] = recorded.messages['/tf']
@@ -85,7 +86,7 @@ def test_a_joint_state_is_published_on_tf_with_its_stamp():
 def test_an_unreadable_description_message_is_an_error_line_and_the_model_stays(data, why):
     recorded = Recorded()
     state_engine = engine(recorded)
-    state_engine.load(SAMPLE)
+    state_engine.load(DescriptionText(SAMPLE))
     active = state_engine.active
     state_engine.description_message(data)
     assert state_engine.active is active
@@ -105,7 +106,7 @@ def test_a_description_message_reloads():
 def test_unreadable_joint_states_are_counted_never_raised():
     recorded = Recorded()
     state_engine = engine(recorded)
-    state_engine.load(SAMPLE)
+    state_engine.load(DescriptionText(SAMPLE))
     for data in (b'', b'\x00\x01\x00\x00', b'\x00\x07\x00\x00junk', b'\x00\x01\x00\x00' * 9):
         state_engine.joint_state('/joint_states', data)
         state_engine.multi_dof_joint_state(data)
@@ -122,7 +123,7 @@ def test_unreadable_joint_states_are_counted_never_raised():
 def test_a_new_frame_prefix_republishes_tf_static_and_an_unusable_value_is_refused():
     recorded = Recorded()
     state_engine = engine(recorded)
-    state_engine.load(SAMPLE)
+    state_engine.load(DescriptionText(SAMPLE))
     values = {spec.name: getattr(state_engine.config, spec.name) for spec in PARAMETERS}
     assert state_engine.reconfigure({**values, 'frame_prefix': 'left/'}, {'frame_prefix'}) is None
     latest = read_tf_message(recorded.messages['/tf_static'][-1])
@@ -137,9 +138,9 @@ def test_a_description_a_shell_starts_with_is_refused_in_one_line_naming_where_i
     state_engine = engine(Recorded())
     broken = SAMPLE.replace('<joint name="elbow_joint"', '<joint ', 1)
     with pytest.raises(StartupError) as refused:
-        state_engine.load_at_start(broken, 'file arm.urdf')
+        state_engine.load_at_start(DescriptionText(broken), 'file arm.urdf')
     assert str(refused.value).startswith('invalid robot description (file arm.urdf): ')
     assert '\n' not in str(refused.value)
     assert state_engine.active is None
-    state_engine.load_at_start(SAMPLE, 'file arm.urdf')
+    state_engine.load_at_start(DescriptionText(SAMPLE), 'file arm.urdf')
     assert state_engine.active is not None

@@ -9,6 +9,7 @@ What they decide comes from urdf_state_publisher.launch_support (test_launch_sup
 import ast
 from collections.abc import Iterable, Iterator
 import dataclasses
+import logging
 from pathlib import Path
 import runpy
 import sys
@@ -206,10 +207,12 @@ def _make_namespace_absolute(namespace):
     return namespace if namespace is None or namespace.startswith('/') else '/' + namespace
 
 
+# launch.logging's loggers are Python's, named as launch names them.
 BEHAVIOURS = {'FindPackageShare': _FindPackageShare, 'prefix_namespace': _prefix_namespace,
-              'make_namespace_absolute': _make_namespace_absolute}
+              'make_namespace_absolute': _make_namespace_absolute,
+              'get_logger': logging.getLogger}
 STAND_IN_MODULES = (
-    'launch', 'launch.actions', 'launch.conditions', 'launch.event_handlers',
+    'launch', 'launch.actions', 'launch.conditions', 'launch.event_handlers', 'launch.logging',
     'launch.launch_description_sources', 'launch.substitutions', 'launch_ros',
     'launch_ros.actions', 'launch_ros.parameter_descriptions', 'launch_ros.substitutions',
     'launch_ros.utilities')
@@ -1027,3 +1030,12 @@ def test_the_docs_say_how_to_install_the_display_tools():
     section = page.split('\n## Installing the display tools\n', 1)[1].split('\n## ', 1)[0]
     command = install_hint(DISPLAY_PACKAGES, None).split('`')[1]
     assert command in section
+
+
+def test_an_xacro_argument_the_model_does_not_take_is_logged_as_a_warning(monkeypatch, caplog):
+    """The node gets the expanded text: the launch file itself says what it could not see."""
+    with caplog.at_level(logging.WARNING, logger='urdf_state_publisher.launch.py'):
+        launch_setup(MAIN_LAUNCH, monkeypatch, xacro_args='prefx:=left_')
+    assert [record.getMessage() for record in caplog.records] == [
+        'launch argument model: prefx:=left_: not an argument of sample_arm.urdf.xacro; did '
+        'you mean prefix?']

@@ -38,7 +38,7 @@ RVIZ_TEMPLATE = (PACKAGE_ROOT / 'config' / 'display.rviz').read_text(encoding='u
 
 
 def _root(path: Path) -> str:
-    return parse_description(read_description_file(path)).root
+    return read_description_file(path).parse().root
 
 
 def _params_file(tmp_path: Path, parameters: dict, key: str = '/**') -> str:
@@ -148,7 +148,7 @@ def test_an_unusable_params_file_is_one_line_naming_params_file(tmp_path, conten
 def test_without_arguments_the_node_gets_the_bundled_sample():
     setup = node_setup({}, '/', SHARE)
     assert setup.params_files == ()
-    assert setup.parameters == {'robot_description': read_description_file(SAMPLE)}
+    assert setup.parameters == {'robot_description': read_description_file(SAMPLE).text}
 
 
 def test_the_params_file_value_stands_unless_the_argument_is_given(tmp_path):
@@ -182,7 +182,7 @@ def test_a_description_in_the_params_file_is_not_overridden_by_the_sample(tmp_pa
 def test_a_model_given_wins_over_the_params_file(tmp_path, parameters):
     setup = node_setup({'params_file': _params_file(tmp_path, parameters),
                         'model': str(WORLD_ROOTED)}, '/', SHARE)
-    assert setup.parameters['robot_description'] == read_description_file(WORLD_ROOTED)
+    assert setup.parameters['robot_description'] == read_description_file(WORLD_ROOTED).text
     # The node reads robot_description first; a topic source must be switched off to yield.
     assert setup.parameters.get('use_robot_description_topic', False) is False
 
@@ -191,7 +191,7 @@ def test_an_empty_description_in_the_params_file_names_none(tmp_path):
     """The parameters file of the package sets every parameter empty: the sample is used."""
     setup = node_setup({'params_file': str(PACKAGE_ROOT / 'config' / 'urdf_state_publisher.yaml')},
                        '/', SHARE)
-    assert setup.parameters == {'robot_description': read_description_file(SAMPLE)}
+    assert setup.parameters == {'robot_description': read_description_file(SAMPLE).text}
 
 
 def test_xacro_args_go_to_the_model_or_to_the_params_files_description_file(tmp_path):

@@ -31,6 +31,7 @@ from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
+from urdf_state_publisher.description import DescriptionText
 from urdf_state_publisher.engine import ActiveModel
 from urdf_state_publisher.health import JointStateHealth
 from urdf_state_publisher.joint_state_wire import JointStateReader
@@ -233,8 +234,8 @@ def replay(robot: str, scenario: str) -> dict:
                          publish_interval_ns=DEFAULTS.publish_interval_ns,
                          ignore_timestamp=DEFAULTS.ignore_timestamp)
     # The default configuration: nothing on the timer.
-    active = ActiveModel(text, stream, TimerOutput(model, health, resolved=None, defaults=False,
-                                                   reads_joint_states=True, held=frozenset()))
+    active = ActiveModel(DescriptionText(text), stream, TimerOutput(
+        model, health, resolved=None, defaults=False, reads_joint_states=True, held=frozenset()))
     reader = JointStateReader()
     published = []
     for message in messages:

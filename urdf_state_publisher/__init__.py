@@ -14,7 +14,8 @@ able to install its signal handlers before numpy or rclpy are loaded.
 import importlib
 
 _MODULE_OF = {
-    'Description': 'description', 'Extension': 'description', 'Extensions': 'description',
+    'Description': 'description', 'DescriptionText': 'description',
+    'Extension': 'description', 'Extensions': 'description',
     'Joint': 'description', 'JointType': 'description',
     'Limits': 'description', 'Mimic': 'description', 'Origin': 'description',
     'parse_description': 'description', 'read_description_file': 'description',

@@ -27,7 +27,7 @@ from urdf_state_publisher.cdr import (
 )
 from urdf_state_publisher.description import (
     describe_extensions,
-    parse_description,
+    DescriptionText,
     read_description_file,
 )
 from urdf_state_publisher.diagnostics_wire import diagnostic_array
@@ -91,8 +91,8 @@ class Fallback(Protocol):
 class ActiveModel:
     """A model, its joint stream, timer output and message templates: swapped as a whole."""
 
-    def __init__(self, text: str, stream: JointStream, timer: TimerOutput):
-        self.text = text
+    def __init__(self, description: DescriptionText, stream: JointStream, timer: TimerOutput):
+        self.description = description  # with its reading's warnings, for a rebuild to repeat
         self.stream = stream
         self.timer = timer
         self._templates: OrderedDict[object, TransformTemplate] = OrderedDict()
@@ -126,13 +126,13 @@ class ActiveModel:
                                  ).serialize(sec, nanosec, rows)
 
 
-def configured_description(config: NodeConfig) -> tuple[str, str] | None:
+def configured_description(config: NodeConfig) -> tuple[DescriptionText, str] | None:
     """The description the parameters give, and where it comes from; None for none.
 
     DescriptionError when description_file cannot be read.
     """
     if config.robot_description:
-        return config.robot_description, 'parameter robot_description'
+        return DescriptionText(config.robot_description), 'parameter robot_description'
     if config.description_file:
         return (read_description_file(config.description_file, config.xacro_args),
                 f'file {config.description_file}')
@@ -173,21 +173,22 @@ class StateEngine:
 
     # Descriptions ---------------------------------------------------------------------------
 
-    def load(self, text: str) -> None:
-        """Validate `text` and swap it in.
+    def load(self, description: DescriptionText) -> None:
+        """Validate `description` and swap it in; the warnings of its reading are logged first.
 
         DescriptionError or ParameterValueError (naming the parameter) when it is unusable: the
         active model stays.
         """
-        self._activate(self._build_model(text, self.config), text, self.config.frame_prefix)
+        self._activate(self._build_model(description, self.config), description,
+                       self.config.frame_prefix)
 
-    def load_at_start(self, text: str, source: str) -> None:
+    def load_at_start(self, description: DescriptionText, source: str) -> None:
         """`load` the description a shell starts with, from `source` ('file robot.urdf', ...).
 
         StartupError, one line naming `source`, when it is unusable.
         """
         try:
-            self.load(text)
+            self.load(description)
         except DescriptionError as error:
             raise StartupError(f'invalid robot description ({source}): {error}') from error
         except ParameterValueError as error:
@@ -213,19 +214,20 @@ class StateEngine:
     def description_received(self, text: str) -> None:
         """A description from the robot_description topic: loaded, or refused with an ERROR."""
         try:
-            self.load(text)
+            self.load(DescriptionText(text))
         except (DescriptionError, ParameterValueError) as error:
             self._log(Level.ERROR, f'ignoring the robot description received on the topic: '
                                    f'{error}')
         except Exception as error:  # noqa: BLE001 - nothing a sender does may stop the node
             self._log(Level.ERROR, f'failed to apply the robot description: {error!r}')
 
-    def _build_model(self, text: str, config: NodeConfig) -> RobotModel:
-        """The model of `text`; ParameterValueError when zeros or dependent_joints misfit it."""
+    def _build_model(self, description: DescriptionText, config: NodeConfig) -> RobotModel:
+        """Its model; ParameterValueError when zeros or dependent_joints misfit it."""
         return self.settings.model(
-            parse_description(text), use_smallest_joint_limits=config.use_smallest_joint_limits)
+            description.parse(), use_smallest_joint_limits=config.use_smallest_joint_limits)
 
-    def _activate(self, model: RobotModel, text: str, frame_prefix: str) -> None:
+    def _activate(self, model: RobotModel, description: DescriptionText,
+                  frame_prefix: str) -> None:
         """Swap in a model: one assignment, so no message ever sees half of a change."""
         config = self.config
         previous = self.active
@@ -243,7 +245,7 @@ class StateEngine:
             publish_interval_ns=config.publish_interval_ns,
             ignore_timestamp=config.ignore_timestamp, resolved=resolved,
             on_resolved=self._publish_resolved, on_publication=self._publish_tf)
-        self.active = ActiveModel(text, stream, TimerOutput(
+        self.active = ActiveModel(description, stream, TimerOutput(
             model, self.health, resolved=resolved,
             defaults=config.publish_default_positions or config.publish_joint_states,
             reads_joint_states=self.health.reads_joint_states, held=self.settings.held))
@@ -259,7 +261,7 @@ class StateEngine:
                   f'{len(model.warnings)} warnings')
         self._outputs.tf_static(self.active.static_message(*self._clock()))
         if self._outputs.robot_description is not None:
-            self._outputs.robot_description(string_message(text))
+            self._outputs.robot_description(string_message(description.text))
 
     # Parameters -----------------------------------------------------------------------------
 
@@ -280,21 +282,23 @@ class StateEngine:
         active = self.active
         rebuild = active is not None and (
             'use_smallest_joint_limits' in changed
-            or ('robot_description' in changed and config.robot_description != active.text))
+            or ('robot_description' in changed
+                and config.robot_description != active.description.text))
         if rebuild:
-            text = config.robot_description if 'robot_description' in changed else active.text
+            description = (DescriptionText(config.robot_description)
+                           if 'robot_description' in changed else active.description)
             try:
-                model = self._build_model(text, config)
+                model = self._build_model(description, config)
             except DescriptionError as error:
                 return f'invalid robot description: {error}'
             except ParameterValueError as error:
                 return str(error)
             self.config = config
-            self._activate(model, text, config.frame_prefix)
+            self._activate(model, description, config.frame_prefix)
             return None
         self.config = config
         if active is not None and config.frame_prefix != active.stream.frame_prefix:
-            self._activate(active.stream.model, active.text, config.frame_prefix)
+            self._activate(active.stream.model, active.description, config.frame_prefix)
         elif active is not None:
             active.stream.limit_rate(config.publish_interval_ns, config.ignore_timestamp)
         return None

@@ -19,9 +19,11 @@ import sys
 import tempfile
 
 from urdf_state_publisher.description import (
+    Description,
     Joint,
     JointType,
     Origin,
+    parse_description,
     read_description_file,
     Sensor,
 )
@@ -38,30 +40,33 @@ XACRO_NAMESPACE = 'http://www.ros.org/wiki/xacro'
 
 # Loading --------------------------------------------------------------------------------------
 
-def _read_stdin_description(data: bytes, xacro_args: Sequence[str]) -> str | bytes:
-    """URDF text from stdin bytes, expanded first if it declares the xacro namespace."""
+def _stdin_description(data: bytes, xacro_args: Sequence[str]) -> Description:
+    """The description in stdin bytes, expanded first if it declares the xacro namespace."""
     if XACRO_NAMESPACE.encode() not in data:
         if xacro_args:
             raise DescriptionError(
                 'xacro arguments were given, but the description on stdin is not xacro (it '
                 f'does not declare xmlns:xacro="{XACRO_NAMESPACE}")')
-        return data
+        return parse_description(data)
     # xacro reads files: expand a copy (includes relative to the current directory still work
     # when given with $(find ...) or absolute paths only).
     with tempfile.TemporaryDirectory(prefix=f'{PROG}_') as directory:
         path = Path(directory) / 'stdin.urdf.xacro'
         path.write_bytes(data)
-        return read_description_file(path, xacro_args)
+        return read_description_file(path, xacro_args).parse()
 
 
 def load_model(source: str, xacro_args: Sequence[str] = (), *,
                use_smallest_joint_limits: bool = False) -> RobotModel:
-    """The model of a .urdf or .xacro file, or of stdin for `-`; DescriptionError if invalid."""
+    """The model of a .urdf or .xacro file, or of stdin for `-`; DescriptionError if invalid.
+
+    An xacro argument the file neither declares nor reads is one of the model's warnings.
+    """
     if source == STDIN:
-        text = _read_stdin_description(sys.stdin.buffer.read(), xacro_args)
+        description = _stdin_description(sys.stdin.buffer.read(), xacro_args)
     else:
-        text = read_description_file(source, xacro_args)
-    return RobotModel.from_urdf(text, use_smallest_joint_limits=use_smallest_joint_limits)
+        description = read_description_file(source, xacro_args).parse()
+    return RobotModel(description, use_smallest_joint_limits=use_smallest_joint_limits)
 
 
 # Text report ----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import os
 from pathlib import Path
 import re
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from urdf_state_publisher.parameters import (
     DOCUMENTED,
@@ -24,6 +24,9 @@ from urdf_state_publisher.parameters import (
     ParameterSpec,
     ParameterValueError,
 )
+
+if TYPE_CHECKING:
+    from urdf_state_publisher.description import DescriptionText
 
 __all__ = [
     'DISPLAY_PACKAGES', 'GUI', 'LaunchArgumentError', 'NODE_NAME', 'NodeSetup', 'SAMPLE_MODEL',
@@ -157,6 +160,8 @@ class NodeSetup:
 
     `parameters` go after the params file, so they win over it; each is there because an
     argument was given (robot_description also when nothing else names a description).
+    `warnings`, one line each, for the launch file to log: those of reading the model (xacro
+    arguments it does not take), which the node, given its text, cannot know.
     """
 
     params_files: tuple[str, ...]
@@ -164,6 +169,7 @@ class NodeSetup:
     from_params_file: dict[str, Any]  # what the params file sets for the node
     xacro_args: tuple[str, ...]
     description_argument: str  # the launch argument the description comes from, for messages
+    warnings: tuple[str, ...]
 
     @property
     def frame_prefix(self) -> str:
@@ -172,7 +178,7 @@ class NodeSetup:
             'frame_prefix', self.from_params_file.get('frame_prefix', '')))
 
 
-def _model_text(path: str, xacro_args: tuple[str, ...]) -> str:
+def _model_text(path: str, xacro_args: tuple[str, ...]) -> DescriptionText:
     """The model's URDF text, by the package's own reader (xacro for .xacro), before the node."""
     from urdf_state_publisher.description import read_description_file
     from urdf_state_publisher.errors import DescriptionError
@@ -201,9 +207,12 @@ def node_setup(configurations: Mapping[str, str], node_namespace: str,
     from_file = params_file_values(params_file, node_namespace) if params_file else {}
     model = _given(configurations, 'model')
     parameters: dict[str, Any] = {}
+    warnings: tuple[str, ...] = ()
     if model or not any(from_file.get(name) for name in _DESCRIPTION_PARAMETERS):
-        parameters['robot_description'] = _model_text(
-            model or os.path.join(share_directory, SAMPLE_MODEL), xacro_args)
+        description = _model_text(model or os.path.join(share_directory, SAMPLE_MODEL),
+                                  xacro_args)
+        parameters['robot_description'] = description.text
+        warnings = tuple(f'launch argument model: {warning}' for warning in description.warnings)
         if from_file.get('use_robot_description_topic'):
             # The model given on the command line wins over the file's topic too.
             parameters['use_robot_description_topic'] = False
@@ -222,7 +231,7 @@ def node_setup(configurations: Mapping[str, str], node_namespace: str,
     parameters.update(overrides)
     return NodeSetup(params_files=(params_file,) if params_file else (), parameters=parameters,
                      from_params_file=from_file, xacro_args=xacro_args,
-                     description_argument=argument)
+                     description_argument=argument, warnings=warnings)
 
 
 # --- display.launch.py ------------------------------------------------------------------------
@@ -280,9 +289,10 @@ def _root_link(setup: NodeSetup) -> str | None:
     text = setup.parameters.get('robot_description') or from_file.get('robot_description')
     try:
         if not text and not from_file.get('use_robot_description_topic'):
+            # The node reads this file itself, and logs the warnings of its reading.
             text = read_description_file(
                 str(from_file['description_file']),
-                setup.xacro_args or tuple(from_file.get('xacro_args') or ()))
+                setup.xacro_args or tuple(from_file.get('xacro_args') or ())).text
         return parse_description(text).root if text else None
     except DescriptionError as error:
         raise LaunchArgumentError(

@@ -191,8 +191,11 @@ class RobotModel:
     @classmethod
     def from_file(cls, path: str | os.PathLike,
                   xacro_args: Mapping[str, str] | Sequence[str] = (), **options) -> RobotModel:
-        """Model of a .urdf file or a .xacro file expanded with `xacro_args`."""
-        return cls.from_urdf(read_description_file(path, xacro_args), **options)
+        """Model of a .urdf file or a .xacro file expanded with `xacro_args`.
+
+        An argument the .xacro neither declares nor reads is one of the model's `warnings`.
+        """
+        return cls(read_description_file(path, xacro_args).parse(), **options)
 
     # Structure ----------------------------------------------------------------------------
 

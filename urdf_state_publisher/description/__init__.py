@@ -1,12 +1,19 @@
 """Load robot-description text (URDF 1.0 or 1.1, or xacro expanded to URDF) into a Description.
 
+A file is read by `files` into a DescriptionText: the text, and the warnings of its reading
+(xacro arguments the file does not take), which its `parse` puts first in the Description's.
+
 Every element is read once, parsed by the hardened stdlib parser of `xml_safety`: origins by
 `origins`, joints by `joints`, sensors by `sensors`, <model_state> by `model_state`; checks
 that span elements (mimics, the tree) live in `validation`; unknown names, near misses of known
 ones or extensions for other tools, are sorted by `unknown_names`.
 """
 
-from urdf_state_publisher.description.files import expand_xacro, read_description_file
+from urdf_state_publisher.description.files import (
+    DescriptionText,
+    expand_xacro,
+    read_description_file,
+)
 from urdf_state_publisher.description.parse import parse_description
 from urdf_state_publisher.description.records import (
     Description,
@@ -27,6 +34,7 @@ from urdf_state_publisher.errors import DescriptionError
 __all__ = [
     'Description',
     'DescriptionError',
+    'DescriptionText',
     'Extension',
     'Extensions',
     'Joint',
