@@ -25,6 +25,7 @@ from sensor_msgs.msg import JointState
 import xacro
 import yaml
 
+from urdf_state_publisher.description import DescriptionError, parse_description
 from urdf_state_publisher.launch_support import LaunchArgumentError, node_setup
 from urdf_state_publisher.parameters import DOCUMENTED, NodeConfig
 
@@ -60,6 +61,14 @@ EXAMPLES = {
         THIS + 'test_the_replacement_file_runs_as_the_pair_would',
     ('topics.md', '/**:'):
         THIS + 'test_the_queue_depth_override_sets_the_subscription_depth',
+    ('urdf.md', "robot description: line 1367, column 105: '--' inside a comment"):
+        THIS + 'test_the_warning_of_a_description_that_is_not_xml_is_as_shown',
+    ('urdf.md', 'robot description line 12, column 3: the end tag </jiont>'):
+        THIS + 'test_the_refusal_of_a_mismatched_end_tag_is_as_shown',
+    ('urdf.md', 'python tools/differential_corpus.py write /tmp/corpus pr2=pr2.urdf'):
+        'test_lenient_xml.py::test_the_corpus_tool_writes_and_compares (on the bundled '
+        "robots, with urdfdom's recorded results: urdfdom is built beside the project, from "
+        'its sources, not here)',
     ('urdf.md', 'urdf_state_publisher_inspect robot.urdf.xacro'):
         THIS + 'test_the_inspect_command_runs_on_the_sample_robot',
     ('recorded-data.md', '# The replay way: three terminals, in real time.'):
@@ -265,3 +274,25 @@ def test_the_replacement_file_runs_as_the_pair_would(start_node, probe, tmp_path
         abs=1e-12)
     assert node.running(), node.output()
     assert 'WARN' not in node.output() and 'ERROR' not in node.output(), node.output()
+
+
+def test_the_warning_of_a_description_that_is_not_xml_is_as_shown():
+    """A comment with '--' where the page's line puts it: line 1367, column 105."""
+    [line] = block('urdf.md', "robot description: line 1367, column 105: '--'").splitlines()
+    text = SAMPLE_URDF.read_text()
+    declaration_end = text.index('?>') + 2
+    comment = '\n' * 1366 + ' ' * 99 + '<!--a--b-->'
+    text = text[:declaration_end] + comment + text[declaration_end:]
+    description = parse_description(text)
+    assert f'robot description: {description.warnings[0]}' == line
+
+
+def test_the_refusal_of_a_mismatched_end_tag_is_as_shown():
+    [line] = block('urdf.md', 'robot description line 12, column 3: the end tag').splitlines()
+    text = '\n'.join([
+        '<?xml version="1.0"?>', '<robot name="r">', '  <link name="a"/>', '  <link name="b"/>',
+        '', '', '  <joint name="j" type="fixed">', '    <parent link="a"/>',
+        '    <child link="b"/>', '', '', '  </jiont>', '</robot>'])
+    with pytest.raises(DescriptionError) as refusal:
+        parse_description(text)
+    assert str(refusal.value) == line

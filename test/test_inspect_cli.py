@@ -47,7 +47,7 @@ INVALID = {
         '<joint name="ab" type="fixed"><parent link="a"/><child link="b"/></joint>'
         '<joint name="ba" type="fixed"><parent link="b"/><child link="a"/></joint></robot>',
         'root link'),
-    'not XML': ('<robot name="r"><link name="a">', 'not well-formed XML'),
+    'not XML': ('<robot name="r"><link name="a">', 'is not closed'),
     'two roots': ('<robot name="r"><link name="a"/><link name="b"/></robot>', '2 root links'),
 }
 

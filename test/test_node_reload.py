@@ -120,7 +120,7 @@ def test_mimic_joints_work_after_a_reload(link):
 
 
 @pytest.mark.parametrize('sec, description, problem', [
-    (200, SAMPLE.replace('</robot>', ''), 'not well-formed'),
+    (200, SAMPLE.replace('</robot>', ''), 'is not closed'),
     (210, SAMPLE.replace('<child link="tool0"/>', '<child link="ghost_link"/>'),
      "'ghost_link'"),
     (220, SAMPLE.replace('<mimic joint="left_finger_joint"',

@@ -211,7 +211,7 @@ def test_integer_publish_frequency_in_a_parameters_file_is_used(start_node, prob
 
 FAILURES = {  # case: (parameters, what the message must contain)
     'malformed_urdf': ({'robot_description': '<robot name="x"><link name="a"/>'},
-                       'not well-formed XML'),
+                       'is not closed'),
     'missing_link': ({'robot_description': '<robot name="x"><link name="a"/><joint name="j" '
                                            'type="fixed"><parent link="a"/><child link="b"/>'
                                            '</joint></robot>'}, "'b'"),

@@ -1010,22 +1010,24 @@ def attack_documents(secret_uri: str, fifo_uri: str, http_url: str) -> dict[str,
     }
 
 
-# Outcome per attack: refused with a message containing the phrase, or accepted.
+# Outcome per attack: refused with a message containing the phrase, or accepted. A DOCTYPE is
+# read as robot_state_publisher's TinyXML2 reads it, skipped to its first '>': nothing it
+# declares is expanded or fetched, and a reference to it stays in the name as written.
 ATTACK_OUTCOMES = {
-    'billion-laughs': 'DOCTYPE/entity declaration',
-    'billion-laughs-in-attribute': 'DOCTYPE/entity declaration',
-    'quadratic-blowup': 'DOCTYPE/entity declaration',
-    'parameter-entity-bomb': 'DOCTYPE/entity declaration',
-    'external-entity-file': 'DOCTYPE/entity declaration',
-    'external-entity-fifo': 'DOCTYPE/entity declaration',
-    'external-entity-http': 'DOCTYPE/entity declaration',
-    'external-parameter-entity': 'DOCTYPE/entity declaration',
-    'external-dtd-file': 'DOCTYPE/entity declaration',
-    'external-dtd-fifo': 'DOCTYPE/entity declaration',
-    'external-dtd-http': 'DOCTYPE/entity declaration',
-    'public-dtd-http': 'DOCTYPE/entity declaration',
-    'bare-doctype': 'DOCTYPE/entity declaration',
-    'undeclared-entity': 'not well-formed',
+    'billion-laughs': 'accepted',
+    'billion-laughs-in-attribute': 'accepted',
+    'quadratic-blowup': 'accepted',
+    'parameter-entity-bomb': 'accepted',
+    'external-entity-file': 'accepted',
+    'external-entity-fifo': 'accepted',
+    'external-entity-http': 'accepted',
+    'external-parameter-entity': 'accepted',
+    'external-dtd-file': 'accepted',
+    'external-dtd-fifo': 'accepted',
+    'external-dtd-http': 'accepted',
+    'public-dtd-http': 'accepted',
+    'bare-doctype': 'accepted',
+    'undeclared-entity': 'accepted',
     'deep-nesting': 'levels deep',
     'xinclude': 'accepted',
     'xml-stylesheet': 'accepted',
@@ -1035,6 +1037,20 @@ ATTACK_OUTCOMES = {
 }
 # The links of each accepted attack: what its own elements name, nothing included or expanded.
 ACCEPTED_LINKS = {
+    'billion-laughs': ('&lol9;', 'b'),
+    'billion-laughs-in-attribute': ('a',),
+    'quadratic-blowup': ('&a;' * 20_000, 'b'),
+    'parameter-entity-bomb': ('a', 'b'),
+    'external-entity-file': ('&s;', 'b'),
+    'external-entity-fifo': ('&s;', 'b'),
+    'external-entity-http': ('&s;', 'b'),
+    'external-parameter-entity': ('&leak;', 'b'),
+    'external-dtd-file': ('a', 'b'),
+    'external-dtd-fifo': ('a', 'b'),
+    'external-dtd-http': ('&leak;', 'b'),
+    'public-dtd-http': ('a', 'b'),
+    'bare-doctype': ('a', 'b'),
+    'undeclared-entity': ('&s;', 'b'),
     'xinclude': ('a',),
     'xml-stylesheet': ('a', 'b'),
     'schema-location': ('a',),
@@ -1121,10 +1137,8 @@ def test_fuzz_hostile_fragments_never_leak(data: st.DataObject, secret_file: Pat
     with cpu_time_limit(CASE_CPU_LIMIT_S):
         result = load(document)
     seen = str(result) if isinstance(result, DescriptionError) else repr(result.description)
+    # Accepted or refused, nothing a declaration names was read: the secret is nowhere.
     assert SECRET not in seen
-    if not isinstance(result, DescriptionError):
-        # whatever was accepted holds no declaration: a DOCTYPE or ENTITY always is refused
-        assert '<!DOCTYPE' not in text and '<!ENTITY' not in text
 
 
 # Bounded error messages ------------------------------------------------------------------

@@ -141,12 +141,12 @@ def _read_joints(elements: list[Any], version: tuple[int, int], warnings: Warnin
 
 
 def _parse_description(text: str | bytes) -> Description:
-    root, source = parse_xml(text)
+    root, source, leniency = parse_xml(text)
     with reading(source):  # the lines and namespace prefixes that messages name
-        return _read_document(root)
+        return _read_document(root, leniency)
 
 
-def _read_document(root: Any) -> Description:
+def _read_document(root: Any, leniency: str | None) -> Description:
     strip_default_namespace(root)
     wrapper = None
     if root.tag != 'robot':
@@ -164,6 +164,8 @@ def _read_document(root: Any) -> Description:
     version = read_version(root.get('version'))
 
     warnings = Warnings()
+    if leniency is not None:
+        warnings.append(leniency)
     if wrapper is not None:
         warnings.append(
             f'<robot> is inside <{shorten(str(wrapper))}>{line_of(root)}: read as '

@@ -34,11 +34,17 @@ _START = methodcaller('start')
 class Source:
     """The text a tree was parsed from and the namespace prefixes it declares."""
 
-    def __init__(self, text: str, root: Any, namespaces: Mapping[str, str]) -> None:
-        """`namespaces`: the namespace of each prefix ('' the default), as first declared."""
+    def __init__(self, text: str, root: Any, namespaces: Mapping[str, str],
+                 starts: list[int] | None = None) -> None:
+        """`namespaces`: the namespace of each prefix ('' the default), as first declared.
+
+        `starts`: the offset of each element of `root` in document order, where the reader
+        knows them (a text that is not XML); else they are found in the text when first asked.
+        """
         self._text = text
         self._root = root
         self._namespaces = namespaces
+        self._starts = starts
         self._lines: dict[Any, int] | None = None
         self._prefixes: dict[str, str] | None = None
 
@@ -51,7 +57,9 @@ class Source:
     def _line_of_each_element(self) -> dict[Any, int]:
         # In C (the regular expressions, map, filter, zip, bisect): nothing per element here.
         elements = list(self._root.iter())
-        starts = list(filter((-1).__ne__, map(_ELEMENT_START, _MARKUP.finditer(self._text))))
+        starts = self._starts
+        if starts is None:
+            starts = list(filter((-1).__ne__, map(_ELEMENT_START, _MARKUP.finditer(self._text))))
         if len(starts) != len(elements):  # not for text the parser accepted: no wrong line
             return {}
         breaks = list(map(_START, _LINE_BREAK.finditer(self._text)))

@@ -10,6 +10,8 @@ from urdf_state_publisher.errors import DescriptionError
 
 __all__ = ['finite', 'finite_attribute', 'numbers']
 
+_C_WHITESPACE = '\t\n\v\f\r'  # and ' ', which the split has taken
+
 
 def finite(value: Any, context: str, attribute: str) -> float:
     """`value` as a finite float; DescriptionError naming `context` and `attribute` if not."""
@@ -37,9 +39,18 @@ def finite_attribute(element: Any, attribute: str, context: str,
 
 
 def numbers(text: str, count: int, context: str, attribute: str) -> tuple[float, ...]:
-    """Exactly `count` finite numbers separated by white space."""
-    parts = text.split()
+    r"""Exactly `count` finite numbers separated by spaces, read as urdfdom reads them.
+
+    urdfdom splits on spaces alone and reads each piece with a C++ stream that must reach its
+    end: white space may lead a piece (the stream skips it) but not end it, so '1\t2' and
+    '1\n' are refused; '_' is no digit separator there.
+    """
+    parts = [part for part in text.split(' ') if part]
     if len(parts) != count:
         raise DescriptionError(
             f'{context}: {attribute} needs {count} numbers, got {len(parts)} ({quoted(text)})')
+    for part in parts:
+        if part[-1] in _C_WHITESPACE or '_' in part:
+            raise DescriptionError(f'{context}: {attribute} holds {quoted(part)}, not a number; '
+                                   'separate the numbers with spaces')
     return tuple(finite(part, context, attribute) for part in parts)

@@ -1,8 +1,12 @@
-"""Parse description text into an ElementTree tree without loading or expanding anything.
+"""Parse description text into an ElementTree tree as robot_state_publisher reads it.
 
-The parser is the standard library's (expat, with ElementTree's C tree builder): it reads no
-DTD and loads nothing from outside, and a document type declaration is refused before expat
-sees the text. Elements do not keep their lines; `source.Source` finds them when asked.
+A well-formed description is parsed by the standard library's parser (expat, with
+ElementTree's C tree builder), which loads nothing from outside. Text it refuses, or with
+markup whose reading differs between XML and urdfdom's TinyXML2 (a document type declaration,
+a processing instruction), is read by `lenient_xml` with TinyXML2's rules, as
+robot_state_publisher reads it: accepted where urdfdom accepts it, with a finding for each place
+that is not XML, refused where urdfdom refuses it. No parser ever sees a DTD: no entity a
+document declares is expanded. Elements do not keep their lines; `source.Source` finds them.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 from typing import Any
 from xml.etree.ElementTree import ParseError, TreeBuilder, XMLParser
 
+from urdf_state_publisher.description.lenient_xml import Finding, position, read_leniently
 from urdf_state_publisher.description.messages import quoted, shorten
 from urdf_state_publisher.description.source import Source
 from urdf_state_publisher.errors import DescriptionError
@@ -25,12 +30,18 @@ __all__ = ['children', 'count_children', 'MAX_DEPTH', 'MAX_DESCRIPTION_BYTES', '
 # The largest description accepted, in bytes (UTF-8 for text). Real URDFs, meshes aside (they
 # live in separate files), are well under a few MB; anything bigger is refused before parsing.
 MAX_DESCRIPTION_BYTES = 32 * 1024 * 1024
-# The deepest nesting of elements accepted (libxml2's default limit); a URDF needs about six.
-MAX_DEPTH = 256
+# The deepest nesting of elements accepted: TinyXML2 10's (9 stops at 100, 6 nowhere); a URDF
+# needs about six. The bound is this node's, for its memory.
+MAX_DEPTH = 499
 
+# Markup whose reading differs between expat and TinyXML2: a document type declaration (read
+# by expat, skipped to its first '>' by TinyXML2) and <!ENTITY>, which only a DTD holds.
 _DECLARATIONS = ('<!DOCTYPE', '<!ENTITY')
-_DECLARATION_MESSAGE = (
-    'robot description contains a DOCTYPE/entity declaration; URDF needs neither; remove it')
+# A quoted value holding a tab or a line break: XML turns each into a space, TinyXML2 keeps it
+# (and urdfdom then refuses a number so written). Text that may hold one is read by TinyXML2's
+# rules; the pattern may match elsewhere (a comment), which costs only the slower reading.
+_RAW_WHITESPACE_IN_VALUE = re.compile(
+    r'=[ \t\r\n]*(?:"[^"<]*[\t\r\n][^"]*"|\'[^\'<]*[\t\r\n][^\']*\')')
 
 # Bytes are decoded here, so that the declaration scan and the parser read the same text. The
 # encoding as XML 1.0 (appendix F) tells it: a byte order mark; else the first characters,
@@ -49,15 +60,24 @@ _DECLARED_ENCODING = re.compile(
 _TAG = attrgetter('tag')
 
 
-class _TreeBuilder(TreeBuilder):
-    """ElementTree's C tree builder; a document type declaration stops the parse.
+class _TinyXML2ReadsItOtherwiseError(Exception):
+    """The text holds markup that TinyXML2, robot_state_publisher's reader, reads otherwise."""
 
-    None can reach expat past the scan in parse_xml; this is its second refusal. Elements,
-    their ends and text are handled by the inherited C methods: no Python work per element.
+
+class _TreeBuilder(TreeBuilder):
+    """ElementTree's C tree builder; a document type declaration or instruction stops the parse.
+
+    No DTD can reach expat past the scan in parse_xml; this is its second guard. TinyXML2
+    refuses a processing instruction that some other node precedes, expat does not: such a text
+    is left to TinyXML2's rules. Elements, their ends and text are handled by the inherited C
+    methods: no Python work per element.
     """
 
     def doctype(self, name: str, pubid: str | None, system: str | None) -> None:
-        raise DescriptionError(_DECLARATION_MESSAGE)
+        raise _TinyXML2ReadsItOtherwiseError
+
+    def pi(self, target: str, text: str | None = None) -> None:
+        raise _TinyXML2ReadsItOtherwiseError
 
 
 def _check_size(size: int) -> None:
@@ -102,10 +122,11 @@ def _check_depth(root: Any) -> None:
         'a handful')
 
 
-def parse_xml(text: str | bytes) -> tuple[Any, Source]:
-    """Parse with a parser that loads nothing from outside and expands no entities.
+def parse_xml(text: str | bytes) -> tuple[Any, Source, str | None]:
+    """Parse as robot_state_publisher reads it, loading nothing from outside, expanding no entity.
 
-    Returns the root element and the Source that finds each element's line.
+    Returns the root element (urdfdom's: the first top-level <robot>), the Source that finds
+    each element's line, and, for a text that is not XML, the one warning that says so.
     """
     if isinstance(text, str):
         # A character takes at least one byte: refuse before copying what is surely too big.
@@ -129,23 +150,41 @@ def parse_xml(text: str | bytes) -> tuple[Any, Source]:
     else:
         raise DescriptionError(
             f'robot description must be str or bytes, not {type(text).__name__}')
-    # The very text expat parses: it never sees a DTD, so no entity but XML's five exists.
-    if any(marker in text for marker in _DECLARATIONS):
-        raise DescriptionError(_DECLARATION_MESSAGE)
+    if not (any(marker in text for marker in _DECLARATIONS)
+            or _RAW_WHITESPACE_IN_VALUE.search(text)):
+        parsed = _parse_well_formed(text)
+        if parsed is not None:
+            return parsed
+    reading = read_leniently(text, MAX_DEPTH)
+    return (reading.root, Source(text, reading.root, reading.namespaces, reading.starts),
+            _leniency(text, reading.findings))
+
+
+def _parse_well_formed(text: str) -> tuple[Any, Source, None] | None:
+    """Root and Source of well-formed XML whose reading TinyXML2 shares; None for any other."""
     builder = _TreeBuilder()
     namespaces: dict[str, str] = {}
     # A C method: each declaration is recorded without a Python call, the first of a prefix kept.
     builder.start_ns = namespaces.setdefault
-    # Comments and processing instructions are dropped by the tree builder.
+    # Comments are dropped by the tree builder.
     parser = XMLParser(target=builder)
     try:
         parser.feed(text)
         root = parser.close()
-    except ParseError as exc:
-        raise DescriptionError(f'robot description is not well-formed XML: {shorten(str(exc))}'
-                               ) from None
+    except (ParseError, _TinyXML2ReadsItOtherwiseError):
+        return None
     _check_depth(root)
-    return root, Source(text, root, namespaces)
+    return root, Source(text, root, namespaces), None
+
+
+def _leniency(text: str, findings: list[Finding]) -> str | None:
+    """The one warning for a description read by TinyXML2's rules: its first finding, counted."""
+    if not findings:
+        return None
+    line, column = position(text, findings[0].offset)
+    count = len(findings)
+    return (f'line {line}, column {column}: {findings[0].what}; read as '
+            f'robot_state_publisher reads it ({count} such place{"" if count == 1 else "s"})')
 
 
 def children(element: Any, tags: Collection[str]) -> Iterator[Any]:
