@@ -71,6 +71,9 @@ ORACLES = {
     'test_release_check.py': Oracle(('rosdep2',), 'rosdep (the release check runs it)'),
     'test_cdr_bytes.py': Oracle(('rosbags.typesys',),
                                 'rosbags (its CDR serializer is the oracle)'),
+    'test_xacro_arguments.py::test_the_bag_command_reports_the_warning_as_a_finding': Oracle(
+        ('rosbags.rosbag2', 'rosbags.typesys'),
+        "rosbags (urdf_state_publisher_bag's optional dependency, and the test's bag)"),
     'test_bag.py': Oracle(('rosbags.rosbag2',), "rosbags (urdf_state_publisher_bag's optional "
                                         'dependency, and the bags of the tests)'),
 }
