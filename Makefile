@@ -19,7 +19,7 @@ PYTEST_ARGS ?=
 DEMO_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: env test test-long release-check demo bench lint clean
+.PHONY: env test test-long release-check recordings-check demo bench lint clean
 
 env:  ## create or refresh the environment (fast when nothing changed)
 	@bash tools/bootstrap_env.sh
@@ -35,6 +35,12 @@ ROSDISTRO_SNAPSHOT ?=
 
 release-check:  ## every key of package.xml resolves to apt with rosdep, on each released distro
 	@$(IN_ENV) python tools/release_check.py $(if $(ROSDISTRO_SNAPSHOT),--rosdistro $(ROSDISTRO_SNAPSHOT))
+
+# Recordings of other people's robots (ROS 1 bags with their URDFs): RECORDINGS=DIR.
+RECORDINGS ?=
+
+recordings-check:  ## urdf_state_publisher_bag on real recordings, against what they recorded
+	@$(IN_ENV) python tools/recordings_check.py $(RECORDINGS)
 
 demo:  ## the node on the sample robot, with a live view in the terminal
 	@$(IN_ENV) python -m urdf_state_publisher.demo $(DEMO_ARGS)

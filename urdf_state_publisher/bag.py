@@ -42,9 +42,9 @@ import sys
 import time
 from typing import Any, NoReturn, TextIO
 
-import yaml
-
 from urdf_state_publisher import qos
+from urdf_state_publisher.bag_input import BagInputError, open_bag
+from urdf_state_publisher.bag_output import DISTROS, open_writer, rosbag_qos, write_for_distro
 from urdf_state_publisher.cdr import MalformedMessage
 from urdf_state_publisher.description import read_description_file
 from urdf_state_publisher.engine import (
@@ -57,6 +57,7 @@ from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import Level
 from urdf_state_publisher.joint_settings import JointSettings
 from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
+from urdf_state_publisher.recorded_frames import sort_recorded
 from urdf_state_publisher.ros_arguments import parse_ros_arguments, RosArgumentsError
 from urdf_state_publisher.source_topics import check_no_feedback, source_topics
 from urdf_state_publisher.tf_wire import read_tf_message, tf_message
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         return BagRun(args, ros_args).run()
-    except BagError as error:
+    except (BagError, BagInputError) as error:
         print(f'{PROGRAM}: {error}', file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -130,14 +131,19 @@ def _parser() -> argparse.ArgumentParser:
         epilog="--ros-args ... after the rest: the node's parameters (-p NAME:=VALUE, "
         '--params-file FILE) and remaps (-r FROM:=TO, -r __ns:=/robot, -r __node:=NAME), '
         'as for the node.')
-    parser.add_argument('input', type=Path, help='a rosbag2 bag directory or an .mcap file')
+    parser.add_argument('input', type=Path,
+                        help='a rosbag2 bag directory or an .mcap file; a ROS 1 .bag file, or a '
+                             'folder of the .bag files of a split recording')
     parser.add_argument('output', type=Path, help='the bag directory to write')
     parser.add_argument('--description', nargs='+', metavar=('FILE', 'NAME:=VALUE'),
                         help='the robot description to use (.urdf, or .xacro with its '
                              "arguments) instead of the bag's robot_description")
     parser.add_argument('--overwrite', action='store_true', help='replace OUTPUT if it exists')
     parser.add_argument('--storage', choices=('mcap', 'sqlite3'),
-                        help="the output's storage (default: the input's)")
+                        help="the output's storage (default: the input's; sqlite3 for ROS 1)")
+    parser.add_argument('--distro', choices=DISTROS,
+                        help="the distro whose ros2 bag will play the output (default: the "
+                             "input's; humble, which every distro plays, for ROS 1)")
     return parser
 
 
@@ -145,14 +151,10 @@ class BagRun:
     """One run of the command: the input read, the engine fed, the output written."""
 
     def __init__(self, args: argparse.Namespace, ros_args: list[str]):
-        from rosbags.rosbag2 import Reader, ReaderError, StoragePlugin
-
         self.args = args
         self.err: TextIO = sys.stderr
         self.terminal = self.err.isatty()
         self.start_ns = self.now_ns = 0
-        if not args.input.exists():
-            raise BagError(f'{args.input}: no such bag (give a bag directory or an .mcap file)')
         if args.output.exists() and not args.overwrite:
             raise BagError(f'{args.output} exists: give --overwrite to replace it')
         try:
@@ -175,16 +177,15 @@ class BagRun:
         for line in unknown.warnings():
             self._say('WARN', line)
         try:
-            self.reader = Reader(args.input)
-            self.reader.open()
-        except (ReaderError, OSError, ValueError, KeyError) as error:
-            raise BagError(f'{args.input}: cannot read it as a rosbag2 bag ({error})') from None
+            self.input = open_bag(args.input)
+        except BagInputError as error:
+            raise BagError(str(error)) from None
         self._check_inputs()
-        self.storage = StoragePlugin.MCAP if (args.storage or self._input_storage()) == 'mcap' \
-            else StoragePlugin.SQLITE3
+        self.storage = args.storage or self.input.storage
+        self.distro = args.distro or self.input.distro
 
-        self.start_ns = self.now_ns = self.reader.start_time
-        self.end_ns = self.reader.end_time
+        self.start_ns = self.now_ns = self.input.start_ns
+        self.end_ns = self.input.end_ns
         try:
             if args.description:
                 path, *xacro_args = args.description
@@ -216,17 +217,9 @@ class BagRun:
 
     # Inputs ---------------------------------------------------------------------------------
 
-    def _input_storage(self) -> str:
-        """The storage the input is in: 'mcap' or 'sqlite3'."""
-        path = self.args.input
-        if path.is_file():
-            return 'mcap' if path.suffix == '.mcap' else 'sqlite3'
-        metadata = yaml.safe_load((path / 'metadata.yaml').read_text())
-        return metadata['rosbag2_bagfile_information']['storage_identifier']
-
     def _check_inputs(self) -> None:
         """The bag has a topic to read joint states from, unless none is configured."""
-        recorded = {c.topic for c in self.reader.connections}
+        recorded = {t.topic for t in self.input.topics}
         if not self.topics or recorded & {*self.topics, self.multi_dof_topic}:
             return
         raise BagError(
@@ -238,8 +231,6 @@ class BagRun:
     # The run --------------------------------------------------------------------------------
 
     def run(self) -> int:
-        from rosbags.rosbag2 import Writer
-
         output = self.args.output.resolve()
         staging = output.parent / f'.{output.name}.partial-{os.getpid()}'
         # Folders above OUTPUT that do not exist are made, and go again if the run does not
@@ -248,12 +239,12 @@ class BagRun:
         staging.mkdir(parents=True)
         complete = False
         try:
-            self.writer = Writer(staging / output.name, version=8, storage_plugin=self.storage)
-            self.writer.open()
+            self.writer = open_writer(staging / output.name, self.distro, self.storage)
             self._connections()
             self._process()
             self.writer.close()
-            self.reader.close()
+            write_for_distro(staging / output.name, self.distro)
+            self.input.close()
             if output.exists():
                 shutil.rmtree(output) if output.is_dir() else output.unlink()
             (staging / output.name).rename(output)
@@ -270,7 +261,7 @@ class BagRun:
                 engine.load_at_start(*self.description)
             except StartupError as error:
                 raise BagError(str(error)) from None
-        elif self.description_topic not in {c.topic for c in self.reader.connections}:
+        elif self.description_topic not in {t.topic for t in self.input.topics}:
             raise BagError(
                 f'no robot description: {self.args.input} has no {self.description_topic} '
                 'topic; give --description FILE (a .urdf or .xacro), or robot_description or '
@@ -287,7 +278,7 @@ class BagRun:
         read = 0
         # Per message, as little as can be: the timers when one is due, the connection's
         # handler, a progress line every 256 messages on a terminal.
-        for connection, log_ns, raw in self.reader.messages():
+        for topic_id, log_ns, raw in self.input.messages():
             if log_ns >= tick:
                 while tick <= log_ns:
                     k = next_due.index(tick)
@@ -296,7 +287,7 @@ class BagRun:
                     next_due[k] += periods[k][0]
                     tick = min(next_due)
             self.now_ns = log_ns
-            handlers[connection.id](raw if type(raw) is bytes else bytes(raw))
+            handlers[topic_id](raw)
             read += 1
             if not read & 255 and self.terminal:
                 now = time.monotonic()
@@ -315,24 +306,23 @@ class BagRun:
         """What each input connection's messages go to: the engine, and the output."""
         engine, write = self.engine, self.writer.write
         handlers = {}
-        for connection in self.reader.connections:
-            topic = connection.topic
-            copy = self.copies.get(connection.id)
+        for recorded in self.input.topics:
+            topic, key = recorded.topic, recorded.id
+            copy = self.copies.get(key)
             if topic in (self.tf_topic, self.tf_static_topic):
-                handlers[connection.id] = self._transforms_writer(topic)
+                handlers[key] = self._transforms_writer(topic)
             elif topic == self.diagnostics_topic:  # other nodes' too: kept, beside ours
-                handlers[connection.id] = partial(self._write_recorded, topic)
+                handlers[key] = partial(self._write_recorded, topic)
             elif copy is None:  # a topic this run writes itself (robot_description, ...)
-                handlers[connection.id] = self._replaced
+                handlers[key] = self._replaced
             elif topic in self.topics:
-                handlers[connection.id] = self._both(partial(engine.joint_state, topic), write,
-                                                     copy)
+                handlers[key] = self._both(partial(engine.joint_state, topic), write, copy)
             elif topic == self.multi_dof_topic:
-                handlers[connection.id] = self._both(engine.multi_dof_joint_state, write, copy)
+                handlers[key] = self._both(engine.multi_dof_joint_state, write, copy)
             elif topic == self.description_topic:
-                handlers[connection.id] = self._both(engine.description_message, write, copy)
+                handlers[key] = self._both(engine.description_message, write, copy)
             else:
-                handlers[connection.id] = lambda data, copy=copy: write(copy, self.now_ns, data)
+                handlers[key] = lambda data, copy=copy: write(copy, self.now_ns, data)
         return handlers
 
     def _both(self, engine_call: Callable[[bytes], None], write: Callable, copy
@@ -368,24 +358,25 @@ class BagRun:
             ours[self.description_topic] = ('std_msgs/msg/String', qos.LATCHED)
         self.out: dict[str, Any] = {
             topic: self.writer.add_connection(topic, msgtype, typestore=typestore,
-                                              offered_qos_profiles=[_bag_qos(profile)])
+                                              offered_qos_profiles=[rosbag_qos(profile)])
             for topic, (msgtype, profile) in ours.items()}
         self.copies: dict[int, Any] = {}
-        for connection in self.reader.connections:
-            if connection.topic in ours:
+        known = self.input.typestore
+        for recorded in self.input.topics:
+            if recorded.topic in ours:
                 continue
-            msgdef, digest = connection.msgdef.data, connection.digest
+            msgdef, digest = recorded.msgdef, recorded.digest
             if not msgdef or not digest:
-                if connection.msgtype not in typestore.types:
+                if recorded.msgtype not in known.types:
                     raise BagError(
-                        f'{self.args.input}: topic {connection.topic} ({connection.msgtype}) '
+                        f'{self.args.input}: topic {recorded.topic} ({recorded.msgtype}) '
                         'is recorded without its message definition, which is needed to copy '
                         'it; record with a newer rosbag2, or leave the topic out of the input')
                 msgdef, digest = None, None
-            self.copies[connection.id] = self.writer.add_connection(
-                connection.topic, connection.msgtype, typestore=typestore, msgdef=msgdef,
-                rihs01=digest, serialization_format=connection.ext.serialization_format,
-                offered_qos_profiles=connection.ext.offered_qos_profiles)
+            self.copies[recorded.id] = self.writer.add_connection(
+                recorded.topic, recorded.msgtype, typestore=known, msgdef=msgdef,
+                rihs01=digest, serialization_format='cdr',
+                offered_qos_profiles=recorded.offered_qos_profiles)
 
     def _writer(self, topic: str) -> Callable[[bytes], None]:
         """What writes a message the engine publishes on `topic`, at the current log time."""
@@ -413,10 +404,10 @@ class BagRun:
             transforms = read_tf_message(data)
         except MalformedMessage:
             return data  # not ours to judge: kept as recorded
-        kept = [t for t in transforms if t.child not in children]
-        self.replaced_transforms += len(transforms) - len(kept)
+        kept, replaced = sort_recorded(transforms, children)
+        self.replaced_transforms += replaced
         self.kept_transforms += len(kept)
-        if len(kept) == len(transforms):
+        if kept == transforms:
             return data
         return tf_message(kept) if kept else None
 
@@ -477,27 +468,6 @@ class BagRun:
             lines.append('findings: none')
         lines.append(f'output: {output}')
         print('\n'.join(lines))
-
-
-def _bag_qos(profile) -> Any:
-    """A qos.TopicQos as rosbag2 stores a publisher's offered QoS (infinite times unset)."""
-    from rosbags.interfaces import (
-        Qos,
-        QosDurability,
-        QosHistory,
-        QosLiveliness,
-        QosReliability,
-        QosTime,
-    )
-
-    infinite = QosTime(sec=9223372036, nsec=854775807)
-    return Qos(
-        history=QosHistory.KEEP_LAST, depth=profile.depth,
-        reliability=QosReliability.RELIABLE if profile.reliable else QosReliability.BEST_EFFORT,
-        durability=(QosDurability.TRANSIENT_LOCAL if profile.transient_local
-                    else QosDurability.VOLATILE),
-        deadline=infinite, lifespan=infinite, liveliness=QosLiveliness.AUTOMATIC,
-        liveliness_lease_duration=infinite, avoid_ros_namespace_conventions=False)
 
 
 if __name__ == '__main__':

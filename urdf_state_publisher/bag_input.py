@@ -1,0 +1,236 @@
+"""The recordings urdf_state_publisher_bag reads, one reader per format behind one interface.
+
+A rosbag2 bag (a directory, sqlite3 or MCAP, or a lone .mcap file) is read as it is. A ROS 1
+bag (a .bag file, or a folder of the .bag files a split recording made) is read as
+rosbags-convert converts it: each connection's types from the definitions the bag carries,
+named as ROS 2 names them (`sensor_msgs/msg/JointState`; `tf/tfMessage` is
+`tf2_msgs/msg/TFMessage`), `roslib/Header` read as the `std_msgs/Header` it was renamed to, the
+header's `seq` dropped as ROS 2's has none; each message's bytes converted to CDR; a latched
+topic offered transient local; topic names made absolute, as ROS 2 has them.
+
+Both give the command the same things (`InputBag`): the topics as the output carries them,
+the messages as (topic id, log time, CDR bytes) in log-time order, the first and last log
+time, the storage to write by default and the distro the input was written for. rosbags is
+imported only when a bag is opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+import heapq
+from pathlib import Path
+import re
+from typing import Any, Protocol
+
+import yaml
+
+from urdf_state_publisher.bag_output import distro_of_version, DISTROS
+from urdf_state_publisher.ros1_wire import JointStateConverter
+
+__all__ = ['BagInputError', 'InputBag', 'InputTopic', 'open_bag']
+
+# Type names ROS 2 gives what ROS 1 called otherwise (the fields are the same).
+_RENAMED_TYPES = {'tf/msg/tfMessage': 'tf2_msgs/msg/TFMessage'}
+_ROSLIB_HEADER = re.compile(r'^MSG: roslib/Header\s*$', re.MULTILINE)
+# sensor_msgs/JointState's ROS 1 MD5 (roslib/Header's bytes and name do not change it).
+_JOINT_STATE = ('sensor_msgs/msg/JointState', '3066dcd76a6cfaef579bd0f34173e9fd')
+
+
+class BagInputError(Exception):
+    """The input cannot be read: one line for the user."""
+
+
+@dataclass(frozen=True)
+class InputTopic:
+    """One topic of the input as the output will carry it.
+
+    `msgdef` and `digest` are the ROS 2 definition and its hash where the input holds them;
+    None where the output writer is to make them from the input's `typestore`.
+    """
+
+    id: int
+    topic: str
+    msgtype: str
+    msgdef: str | None
+    digest: str | None
+    offered_qos_profiles: list
+
+
+class InputBag(Protocol):
+    """What the command reads of a recording, whatever its format."""
+
+    path: Path
+    topics: list[InputTopic]
+    typestore: Any  # rosbags' Typestore: knows every type of `topics` whose msgdef is None
+    start_ns: int
+    end_ns: int
+    storage: str  # 'mcap' or 'sqlite3': the output's unless asked otherwise
+    distro: str  # the distro whose `ros2 bag` the output is written for unless asked otherwise
+
+    def messages(self) -> Iterator[tuple[int, int, bytes]]:
+        """(topic id, log time in ns, CDR bytes) of every message, in log-time order."""
+
+    def close(self) -> None:
+        """Release the files."""
+
+
+def open_bag(path: Path) -> InputBag:
+    """The recording at `path`, by what it is; BagInputError naming it when it is none."""
+    if not path.exists():
+        raise BagInputError(f'{path}: no such bag (give a bag directory, an .mcap file, or a '
+                            'ROS 1 .bag file or folder of them)')
+    ros1_files = ([path] if path.is_file() and path.suffix == '.bag'
+                  else sorted(path.glob('*.bag')) if path.is_dir()
+                  and not (path / 'metadata.yaml').exists() else [])
+    if ros1_files:
+        return Rosbag1Input(path, ros1_files)
+    return Rosbag2Input(path)
+
+
+class Rosbag2Input:
+    """A rosbag2 bag, read with rosbags' rosbag2 reader; its bytes are already CDR."""
+
+    def __init__(self, path: Path):
+        from rosbags.rosbag2 import Reader, ReaderError
+        from rosbags.typesys import get_typestore, Stores
+
+        self.path = path
+        self.typestore = get_typestore(Stores.ROS2_JAZZY)
+        try:
+            self._reader = Reader(path)
+            self._reader.open()
+        except (ReaderError, OSError, ValueError, KeyError) as error:
+            raise BagInputError(f'{path}: cannot read it as a rosbag2 bag ({error})') from None
+        self.topics = [
+            InputTopic(c.id, c.topic, c.msgtype, c.msgdef.data or None, c.digest or None,
+                       c.ext.offered_qos_profiles)
+            for c in self._reader.connections]
+        self.start_ns = self._reader.start_time
+        self.end_ns = self._reader.end_time
+        if path.is_file():
+            # No metadata.yaml says for which distro: the LTS, which reads it too.
+            self.storage = 'mcap' if path.suffix == '.mcap' else 'sqlite3'
+            self.distro = 'jazzy'
+        else:
+            metadata = yaml.safe_load((path / 'metadata.yaml').read_text())
+            information = metadata['rosbag2_bagfile_information']
+            self.storage = information['storage_identifier']
+            self.distro = information.get('ros_distro') or distro_of_version(
+                information['version'])
+        if self.distro not in DISTROS:  # an older distro's (iron, ...): the next one's
+            self.distro = distro_of_version(information['version'])
+
+    def messages(self) -> Iterator[tuple[int, int, bytes]]:
+        for connection, log_ns, raw in self._reader.messages():
+            yield connection.id, log_ns, raw if type(raw) is bytes else bytes(raw)
+
+    def close(self) -> None:
+        self._reader.close()
+
+
+class Rosbag1Input:
+    """A ROS 1 recording: one .bag file or the files of a split one, converted to CDR."""
+
+    def __init__(self, path: Path, files: list[Path]):
+        from rosbags.rosbag1 import Reader, ReaderError
+        from rosbags.typesys import get_types_from_msg, get_typestore, Stores, TypesysError
+
+        self.path = path
+        # Written for Humble, the oldest supported distro, whose bags every newer one plays,
+        # in its default storage, which every distro has without a plugin installed.
+        self.storage = 'sqlite3'
+        self.distro = 'humble'
+        self._readers = []
+        try:
+            for file in files:
+                reader = Reader(file)
+                reader.open()
+                self._readers.append(reader)
+        except (ReaderError, OSError, ValueError, KeyError) as error:
+            self.close()
+            raise BagInputError(f'{file}: cannot read it as a ROS 1 bag ({error})') from None
+        ros2 = get_typestore(Stores.ROS2_JAZZY)
+        self.typestore = get_typestore(Stores.EMPTY)
+        types: dict[str, Any] = {}
+        # One output topic per topic and type, whatever the number of recorders and files.
+        ids: dict[tuple[str, str], int] = {}
+        latched: dict[int, bool] = {}
+        routes = []  # per file: each connection's topic id, type and ROS 1 MD5
+        for reader in self._readers:
+            route = {}
+            for connection in reader.connections:
+                msgtype = _RENAMED_TYPES.get(connection.msgtype, connection.msgtype)
+                definition = _ROSLIB_HEADER.sub('MSG: std_msgs/Header', connection.msgdef.data)
+                try:
+                    found = get_types_from_msg(definition, msgtype)
+                except TypesysError as error:
+                    raise BagInputError(f'{reader.path}: the definition of {connection.msgtype} '
+                                        f'on {connection.topic} cannot be read ({error})'
+                                        ) from None
+                for name, fields in found.items():
+                    types.setdefault(name, fields)
+                topic = connection.topic if connection.topic.startswith('/') \
+                    else '/' + connection.topic
+                topic_id = ids.setdefault((topic, msgtype), len(ids) + 1)
+                latched[topic_id] = latched.get(topic_id, False) or bool(connection.ext.latching)
+                route[connection.id] = (topic_id, msgtype, connection.digest)
+            routes.append(route)
+        types['std_msgs/msg/Header'] = ros2.fielddefs['std_msgs/msg/Header']
+        try:
+            self.typestore.register(types)
+        except TypesysError as error:
+            raise BagInputError(f'{path}: its message definitions disagree ({error})') from None
+        # Each connection's converter: JointStates by their own (one per connection, for the
+        # names it keeps), the rest by rosbags.
+        self._conversions = [
+            {key: (topic_id, JointStateConverter() if (msgtype, digest) == _JOINT_STATE
+                   else partial(self._ros1_to_cdr, typename=msgtype))
+             for key, (topic_id, msgtype, digest) in route.items()}
+            for route in routes]
+        self.topics = [InputTopic(topic_id, topic, msgtype, None, None,
+                                  _latched_qos() if latched[topic_id] else [])
+                       for (topic, msgtype), topic_id in ids.items()]
+        self.start_ns = min((r.start_time for r in self._readers if r.message_count),
+                            default=0)
+        self.end_ns = max((r.end_time for r in self._readers if r.message_count), default=0)
+
+    def _ros1_to_cdr(self, raw: bytes, typename: str) -> bytes:
+        return bytes(self.typestore.ros1_to_cdr(raw, typename))
+
+    def messages(self) -> Iterator[tuple[int, int, bytes]]:
+        streams = [_converted(reader.path, reader.messages(), conversions)
+                   for reader, conversions in zip(self._readers, self._conversions)]
+        yield from heapq.merge(*streams, key=_log_time) if len(streams) > 1 else streams[0]
+
+    def close(self) -> None:
+        for reader in self._readers:
+            reader.close()
+
+
+def _log_time(item: tuple[int, int, bytes]) -> int:
+    return item[1]
+
+
+def _converted(path: Path, messages,
+               conversions: dict[int, tuple[int, Callable[[bytes], bytes]]]
+               ) -> Iterator[tuple[int, int, bytes]]:
+    for connection, log_ns, raw in messages:
+        topic_id, convert = conversions[connection.id]
+        try:
+            data = convert(raw if type(raw) is bytes else bytes(raw))
+        except Exception as error:  # noqa: BLE001 - rosbags' generated code raises anything
+            raise BagInputError(
+                f'{path}: the message on {connection.topic} at log time {log_ns} ns is not a '
+                f'{connection.msgtype} ({type(error).__name__}: {error}); it cannot be '
+                'converted') from None
+        yield topic_id, log_ns, data
+
+
+def _latched_qos() -> list:
+    """A latched ROS 1 topic's offered QoS: the last message kept for late subscribers."""
+    from urdf_state_publisher import qos
+    from urdf_state_publisher.bag_output import rosbag_qos
+
+    return [rosbag_qos(qos.LATCHED)]

@@ -1,0 +1,117 @@
+"""The bag urdf_state_publisher_bag writes, in the format of the distro that will play it.
+
+rosbag2 reads the bags of older distros but not always those of newer ones, and has no tool to
+turn a newer bag into an older one (ros2/rosbag2#1895). The output is written with rosbags in
+the metadata version of the distro asked for (rosbag2_storage's bag_metadata.hpp on each
+branch: Humble 5, Jazzy, Kilted and Rolling 9), and its `ros_distro` is that distro's.
+
+Humble's rosbag2 (its metadata_io.cpp and rosbag2_transport's qos.cpp) reads
+`offered_qos_profiles` only as a YAML string of a list whose enums are integers, with every
+field present, and knows no `best_available` policy; a version 9 bag, whose profiles are a YAML
+list, fails there ("bad conversion"). A Humble output is written as version 8 (rosbags' oldest:
+profiles a string of integers), then its metadata.yaml rewritten as version 5, without what
+Humble does not know (custom_data, ros_distro, type_description_hash) and with `best_available`
+(Jazzy on) read as the system default. Its sqlite3 file (schema 4) is read by Humble by named
+columns, which ignore what schema 3 lacks. rosbags is imported only when a bag is written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+import sqlite3
+from typing import Any
+
+import yaml
+
+__all__ = ['DISTROS', 'distro_of_version', 'open_writer', 'rosbag_qos', 'write_for_distro']
+
+# The metadata version each distro's `ros2 bag` writes, oldest distro first.
+METADATA_VERSIONS = {'humble': 5, 'jazzy': 9, 'kilted': 9, 'lyrical': 9}
+DISTROS = tuple(METADATA_VERSIONS)
+# The oldest version rosbags writes: Humble's bags are made from it.
+_OLDEST_WRITTEN = 8
+# Humble's largest value of each QoS policy (rmw/types.h on humble); Jazzy added best_available
+# (reliability and durability 4, liveliness 5), read there as 0, the system default.
+_HUMBLE_LARGEST = {'history': 3, 'reliability': 3, 'durability': 3, 'liveliness': 4}
+
+
+def distro_of_version(version: int) -> str:
+    """The distro to write for, for an input of this metadata version.
+
+    The oldest distro that writes the newest version not newer than the input's: the output
+    then plays wherever the input did (Humble's for any older version).
+    """
+    newest = max((v for v in METADATA_VERSIONS.values() if v <= version),
+                 default=METADATA_VERSIONS['humble'])
+    return next(distro for distro, written in METADATA_VERSIONS.items() if written == newest)
+
+
+def open_writer(path: Path, distro: str, storage: str) -> Any:
+    """An open rosbags Writer for a bag `distro` plays, in `storage` ('mcap' or 'sqlite3')."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+
+    writer = Writer(path, version=max(METADATA_VERSIONS[distro], _OLDEST_WRITTEN),
+                    storage_plugin=StoragePlugin.MCAP
+                    if storage == 'mcap' else StoragePlugin.SQLITE3)
+    writer.open()
+    return writer
+
+
+def write_for_distro(path: Path, distro: str) -> None:
+    """After the writer closed: the metadata as the distro's rosbag2 reads it."""
+    metadata_path = path / 'metadata.yaml'
+    document = yaml.safe_load(metadata_path.read_text())
+    information = document['rosbag2_bagfile_information']
+    if METADATA_VERSIONS[distro] < _OLDEST_WRITTEN:
+        _as_humble(information)
+    else:
+        information['ros_distro'] = distro
+    text = yaml.safe_dump(document, sort_keys=False)
+    metadata_path.write_text(text)
+    if information['storage_identifier'] == 'sqlite3':
+        # The copy the storage keeps, read by `ros2 bag reindex` and where metadata.yaml is
+        # missing.
+        for name in information['relative_file_paths']:
+            with sqlite3.connect(path / name) as database:
+                database.execute('UPDATE schema SET ros_distro = ?', (distro,))
+                database.execute('UPDATE metadata SET metadata_version = ?, metadata = ?',
+                                 (information['version'], text))
+            database.close()
+
+
+def _as_humble(information: dict) -> None:
+    """Version 8 metadata (rosbags') as Humble's version 5."""
+    information['version'] = METADATA_VERSIONS['humble']
+    information.pop('custom_data', None)
+    information.pop('ros_distro', None)
+    for topic in information['topics_with_message_count']:
+        metadata = topic['topic_metadata']
+        metadata.pop('type_description_hash', None)
+        profiles = yaml.safe_load(metadata['offered_qos_profiles'] or '[]') or []
+        for profile in profiles:
+            for policy, largest in _HUMBLE_LARGEST.items():
+                if profile[policy] > largest:
+                    profile[policy] = 0
+        metadata['offered_qos_profiles'] = (
+            yaml.safe_dump(profiles, default_flow_style=None).strip() if profiles else '')
+
+
+def rosbag_qos(profile) -> Any:
+    """A qos.TopicQos as rosbag2 stores a publisher's offered QoS (infinite times unset)."""
+    from rosbags.interfaces import (
+        Qos,
+        QosDurability,
+        QosHistory,
+        QosLiveliness,
+        QosReliability,
+        QosTime,
+    )
+
+    infinite = QosTime(sec=9223372036, nsec=854775807)
+    return Qos(
+        history=QosHistory.KEEP_LAST, depth=profile.depth,
+        reliability=QosReliability.RELIABLE if profile.reliable else QosReliability.BEST_EFFORT,
+        durability=(QosDurability.TRANSIENT_LOCAL if profile.transient_local
+                    else QosDurability.VOLATILE),
+        deadline=infinite, lifespan=infinite, liveliness=QosLiveliness.AUTOMATIC,
+        liveliness_lease_duration=infinite, avoid_ros_namespace_conventions=False)
