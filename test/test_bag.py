@@ -258,12 +258,21 @@ def offered(entry: dict) -> list[dict]:
 def test_tf_static_is_stored_transient_local_so_that_playback_latches_it(tmp_path):
     bag = write_bag(tmp_path / 'input', source('/joint_states', ARM, 100, 0.2))
     run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF)
+    # A version 9 input (Jazzy's): a version 9 output, whose QoS policies are named.
     topics = metadata_topics(tmp_path / 'output')
-    # rosbag2's numbers: durability 1 transient local, 2 volatile; reliability 1 reliable.
+    [static] = offered(topics['/tf_static'])
+    assert (static['durability'], static['reliability'], static['depth']) == (
+        'transient_local', 'reliable', 1)
+    [description_qos] = offered(topics['/robot_description'])
+    assert description_qos['durability'] == 'transient_local'
+    [tf] = offered(topics['/tf'])
+    assert (tf['durability'], tf['reliability'], tf['depth']) == ('volatile', 'reliable', 100)
+    # For Humble, version 5: rosbag2's numbers (durability 1 transient local, 2 volatile;
+    # reliability 1 reliable), as Humble reads them.
+    run_bag(bag, tmp_path / 'humble', '--description', SAMPLE_URDF, '--distro', 'humble')
+    topics = metadata_topics(tmp_path / 'humble')
     [static] = offered(topics['/tf_static'])
     assert (static['durability'], static['reliability'], static['depth']) == (1, 1, 1)
-    [description_qos] = offered(topics['/robot_description'])
-    assert description_qos['durability'] == 1
     [tf] = offered(topics['/tf'])
     assert (tf['durability'], tf['reliability'], tf['depth']) == (2, 1, 100)
 
