@@ -125,6 +125,11 @@ def check_pr2(recordings: Path, output: Path) -> list[str]:
 
 
 def main() -> int:
+    if len(sys.argv) != 2 or not Path(sys.argv[1]).is_dir():
+        print('usage: python tools/recordings_check.py RECORDINGS_DIR (make recordings-check '
+              'RECORDINGS=DIR): the folder that holds franka_panda_moveit/ and pr2_rsp_test/',
+              file=sys.stderr)
+        return 2
     recordings = Path(sys.argv[1])
     with tempfile.TemporaryDirectory() as scratch:
         failures = (check_panda(recordings, Path(scratch) / 'panda')

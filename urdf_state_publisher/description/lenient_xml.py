@@ -259,9 +259,10 @@ class _Reader:
                 if end < 0:
                     raise _RefusedError(pos, "'<?' with no '?>' after it")
                 if stack or not only_declarations:
-                    raise _RefusedError(pos, f'{cut(text[pos:end + 2])!r}: robot_state_publisher '
-                                   'reads <?...?> only at the start of the document, before '
-                                   'anything else; remove it or move it there')
+                    raise _RefusedError(
+                        pos, f'{cut(text[pos:end + 2])!r}: robot_state_publisher reads <?...?> '
+                        'only at the start of the document, before anything else; remove it or '
+                        'move it there')
                 declaration = text[pos:end + 2]
                 if re.match(r'<\?xml[ \t\r\n?]', declaration):
                     if pos != (1 if text.startswith('\ufeff') else 0):
@@ -311,9 +312,9 @@ class _Reader:
             else:
                 end = text.find('<', pos)
                 if end < 0:
-                    raise _RefusedError(pos, f'text {cut(text[pos:pos + 40].strip())!r} at the '
-                                        'end '
-                                   'of the document, after the last element; remove it')
+                    raise _RefusedError(
+                        pos, f'text {cut(text[pos:pos + 40].strip())!r} at the end of the '
+                        'document, after the last element; remove it')
                 if not stack:
                     if pos > self.doctype_end:
                         self.find(pos, 'text outside the root element, which XML forbids')
@@ -326,8 +327,8 @@ class _Reader:
                 pos = end
         if stack:
             name, start = stack[-1][0], stack[-1][1]
-            raise _RefusedError(start, f'element <{cut(name)}> is not closed; the document ends '
-                           'inside it')
+            raise _RefusedError(
+                start, f'element <{cut(name)}> is not closed; the document ends inside it')
 
     def tag(self, pos: int, stack: list[tuple[str, int, TreeBuilder]],
             scopes: list[dict[str, str]]) -> int:
@@ -341,8 +342,8 @@ class _Reader:
         after += closing  # no whitespace may follow '</'
         name_match = _NAME.match(text, after)
         if name_match is None:
-            raise _RefusedError(pos, "'<' that starts no element (a name must follow it); write "
-                           "'&lt;' for a '<' in text")
+            raise _RefusedError(pos, "'<' that starts no element (a name must follow it); "
+                                "write '&lt;' for a '<' in text")
         name = name_match.group()
         raw_attributes: dict[str, str] = {}
         p = name_match.end()
@@ -350,8 +351,8 @@ class _Reader:
         while True:
             q = _WHITESPACE.match(text, p).end()
             if q >= size:
-                raise _RefusedError(pos, f'the tag of <{cut(name)}> is not closed; the document '
-                               'ends inside it')
+                raise _RefusedError(pos, f'the tag of <{cut(name)}> is not closed; the '
+                                    'document ends inside it')
             char = text[q]
             attribute = _NAME.match(text, q)
             if attribute is not None:
@@ -370,8 +371,8 @@ class _Reader:
                 p = q + 2
                 empty = True
                 break
-            raise _RefusedError(q, f'{char!r} in the tag of <{cut(name)}>, where an attribute, '
-                           "'>' or '/>' belongs")
+            raise _RefusedError(q, f'{char!r} in the tag of <{cut(name)}>, where an '
+                                "attribute, '>' or '/>' belongs")
         if closing and raw_attributes:
             self.find(pos, f'attributes in the end tag </{cut(name)}>, which XML forbids')
         if closing and empty:
@@ -387,8 +388,8 @@ class _Reader:
             open_name, open_at, builder = stack.pop()
             if open_name != name:
                 line, column = position(text, open_at)
-                raise _RefusedError(pos, f'the end tag </{cut(name)}> does not match <'
-                               f'{cut(open_name)}> (line {line}, column {column})')
+                raise _RefusedError(pos, f'the end tag </{cut(name)}> does not match '
+                                    f'<{cut(open_name)}> (line {line}, column {column})')
             builder.end(None)
             scopes.pop()
             if not stack:
@@ -402,8 +403,7 @@ class _Reader:
             builder = stack[-1][2]
             if len(stack) >= self.max_depth:
                 raise _RefusedError(pos, f'elements nest more than {self.max_depth} levels '
-                                    'deep; a '
-                               'URDF needs a handful')
+                                    'deep; a URDF needs a handful')
         scope = dict(scopes[-1])
         declared = False
         for attribute_name, value in raw_attributes.items():
@@ -435,22 +435,19 @@ class _Reader:
         p = _WHITESPACE.match(text, match.end()).end()
         if not text.startswith('=', p):
             raise _RefusedError(match.start(), f'attribute {cut(name)!r} of <{cut(element)}> '
-                                'has no '
-                           "'=' and value")
+                                "has no '=' and value")
         p = _WHITESPACE.match(text, p + 1).end()
         quote = text[p:p + 1]
         if quote not in ('"', "'"):
             raise _RefusedError(match.start(), f'the value of attribute {cut(name)!r} of '
-                                f'<{cut(element)}> is not '
-                           'in quotes')
+                                f'<{cut(element)}> is not in quotes')
         end = text.find(quote, p + 1)
         if end < 0:
             raise _RefusedError(p, f'the value of attribute {cut(name)!r} of '
-                                f'<{cut(element)}> has no '
-                           'closing quote')
+                                f'<{cut(element)}> has no closing quote')
         if name in attributes:
             raise _RefusedError(match.start(), f'attribute {cut(name)!r} is given twice in '
-                           f'<{cut(element)}>; keep one')
+                                f'<{cut(element)}>; keep one')
         where = f'in attribute {cut(name)!r} of <{cut(element)}>'
         less_than = text.find('<', p + 1, end)
         if less_than >= 0:
