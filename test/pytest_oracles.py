@@ -74,6 +74,7 @@ ORACLES = {
     'test_xacro_arguments.py::test_the_bag_command_reports_the_warning_as_a_finding': Oracle(
         ('rosbags.rosbag2', 'rosbags.typesys'),
         "rosbags (urdf_state_publisher_bag's optional dependency, and the test's bag)"),
+    'test_bag_runs.py': Oracle(('rosbags.rosbag2',), 'rosbags (the bags of the tests)'),
     'test_bag_ros1.py': Oracle(('rosbags.rosbag1', 'rosbags.convert'),
                                "rosbags (it writes the ROS 1 bags, and rosbags-convert's "
                                'conversion is the oracle)'),

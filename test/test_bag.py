@@ -256,7 +256,7 @@ def offered(entry: dict) -> list[dict]:
 
 
 def test_tf_static_is_stored_transient_local_so_that_playback_latches_it(tmp_path):
-    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM, 100, 0.2))
+    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM + GRIPPER, 100, 0.2))
     run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF)
     # A version 9 input (Jazzy's): a version 9 output, whose QoS policies are named.
     topics = metadata_topics(tmp_path / 'output')
@@ -299,7 +299,7 @@ def test_recorded_transforms_of_the_robots_frames_are_replaced_and_the_others_ke
     calibration = recorded_tf(START_NS, ('camera_link', 'camera_optical_frame'),
                               ('base_footprint', 'base_link'))
     at = START_NS + 50_000_000  # after the first joint state, which starts the bag
-    messages = [*source('/joint_states', ARM, 100, 0.2, start_s=0.01),
+    messages = [*source('/joint_states', ARM + GRIPPER, 100, 0.2, start_s=0.01),
                 Message('/tf', 'tf2_msgs/msg/TFMessage', at + 1, odom),
                 Message('/tf', 'tf2_msgs/msg/TFMessage', at + 2, ours),
                 Message('/tf', 'tf2_msgs/msg/TFMessage', at + 3, mixed),
@@ -327,7 +327,7 @@ def test_other_nodes_diagnostics_are_kept_beside_the_nodes(tmp_path):
             level=0, name='camera_driver: status', message='ok', hardware_id='camera',
             values=[])]), 'diagnostic_msgs/msg/DiagnosticArray'))
     at = START_NS + 50_000_000
-    messages = [*source('/joint_states', ARM, 100, 2.5, start_s=0.01),
+    messages = [*source('/joint_states', ARM + GRIPPER, 100, 2.5, start_s=0.01),
                 Message('/diagnostics', 'diagnostic_msgs/msg/DiagnosticArray', at, theirs)]
     bag = write_bag(tmp_path / 'input', in_order(messages))
     run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF)
@@ -340,7 +340,7 @@ def test_other_nodes_diagnostics_are_kept_beside_the_nodes(tmp_path):
 
 def test_the_topics_the_node_publishes_on_are_remapped_as_live(tmp_path):
     recorded = recorded_tf(START_NS, ('base_link', 'torso_link'))
-    messages = [*source('/joint_states', ARM, 100, 0.3, start_s=0.01),
+    messages = [*source('/joint_states', ARM + GRIPPER, 100, 0.3, start_s=0.01),
                 Message('/tf', 'tf2_msgs/msg/TFMessage', START_NS + 50_000_000, recorded)]
     bag = write_bag(tmp_path / 'input', in_order(messages))
     run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF, '--ros-args',
@@ -354,7 +354,7 @@ def test_the_topics_the_node_publishes_on_are_remapped_as_live(tmp_path):
 
 def test_types_the_command_does_not_know_are_copied_as_they_are(tmp_path):
     thing = b'\x00\x01\x00\x00\x07\x00\x00\x00'
-    messages = [*source('/joint_states', ARM, 100, 0.1),
+    messages = [*source('/joint_states', ARM + GRIPPER, 100, 0.1),
                 Message('/camera/thing', 'my_msgs/msg/Thing', START_NS + 5, thing)]
     bag = write_bag(tmp_path / 'input', in_order(messages))
     run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF)
@@ -373,7 +373,7 @@ def test_a_lone_mcap_file_is_read_and_the_given_description_replaces_the_recorde
         tmp_path):
     messages = [Message('/robot_description', 'std_msgs/msg/String', START_NS,
                         description('<robot name="old"><link name="a"/></robot>')),
-                *source('/joint_states', ARM, 100, 0.2, start_s=0.001)]
+                *source('/joint_states', ARM + GRIPPER, 100, 0.2, start_s=0.001)]
     write_bag(tmp_path / 'input', messages)
     [mcap] = (tmp_path / 'input').glob('*.mcap')
     xacro = SAMPLE_URDF.with_suffix('.urdf.xacro')
@@ -386,7 +386,7 @@ def test_a_lone_mcap_file_is_read_and_the_given_description_replaces_the_recorde
 
 
 def test_the_resolved_joint_states_are_written_when_asked(tmp_path):
-    messages = source('/arm/joint_states', ARM, 100, 0.3, start_s=0.001)
+    messages = source('/arm/joint_states', ARM + GRIPPER, 100, 0.3, start_s=0.001)
     bag = write_bag(tmp_path / 'input', messages)
     run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF, '--ros-args',
             '-p', 'publish_joint_states:=true', '-p', "source_list:=['arm/joint_states']")
@@ -414,12 +414,15 @@ def test_a_source_that_stops_while_another_goes_on_is_a_finding_in_bag_time(tmp_
 
 
 def test_findings_are_summed_up_at_the_end(tmp_path):
-    messages = source('/joint_states', ARM + ('not_a_joint',), 100, 0.3)
+    messages = source('/joint_states', ARM + GRIPPER + ('not_a_joint',), 100, 0.3)
     bag = write_bag(tmp_path / 'input', messages)
     result = run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF)
-    assert 'findings (what the node would have reported):' in result.stdout
+    assert 'findings (what the node would have reported), at the bag time of the message ' \
+           'that caused them:' in result.stdout
     assert "JointState names joints that robot 'sample_arm' does not have (ignored): " \
            'not_a_joint' in result.stdout
+    # Counted per name, at the times of its messages (the first at 0, the last at 0.29 s).
+    assert '      not_a_joint: 30 messages, first at 0.000 s, last at 0.290 s' in result.stdout
 
 
 # Bad input: one line each, nothing left behind -------------------------------------------
@@ -449,7 +452,7 @@ def test_a_corrupt_input_is_named(tmp_path, what):
         corrupt = tmp_path / 'input.mcap'
         corrupt.write_bytes(b'\x89MCAP0\r\n' + os.urandom(300))
     else:
-        corrupt = write_bag(tmp_path / 'input', source('/joint_states', ARM, 100, 0.1))
+        corrupt = write_bag(tmp_path / 'input', source('/joint_states', ARM + GRIPPER, 100, 0.1))
         (corrupt / 'metadata.yaml').write_text('rosbag2_bagfile_information: [1, 2\n')
     line = error_line(run_bag(corrupt, tmp_path / 'output', check=False))
     assert f'{corrupt}: cannot read it as a rosbag2 bag' in line
@@ -460,12 +463,20 @@ def test_a_folder_that_is_no_bag_is_named(tmp_path):
     (tmp_path / 'input').mkdir()
     (tmp_path / 'input' / 'notes.txt').write_text('not a bag')
     line = error_line(run_bag(tmp_path / 'input', tmp_path / 'output', check=False))
-    assert f'{tmp_path / "input"}: cannot read it as a rosbag2 bag' in line
+    assert line == (f'urdf_state_publisher_bag: {tmp_path / "input"}: not a recording, nor a '
+                    'folder of recordings: no metadata.yaml, .mcap or .bag file in it, nor in its '
+                    'folders')
     assert nothing_left(tmp_path)
 
 
+def test_an_empty_folder_is_named(tmp_path):
+    (tmp_path / 'input').mkdir()
+    line = error_line(run_bag(tmp_path / 'input', tmp_path / 'output', check=False))
+    assert f'{tmp_path / "input"}: not a recording' in line
+
+
 def test_folders_made_for_the_output_go_again_when_it_fails(tmp_path):
-    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM, 100, 0.1))
+    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM + GRIPPER, 100, 0.1))
     nested = tmp_path / 'runs' / 'today' / 'output'
     error_line(run_bag(bag, nested, check=False))  # no description
     assert not (tmp_path / 'runs').exists()
@@ -474,10 +485,14 @@ def test_folders_made_for_the_output_go_again_when_it_fails(tmp_path):
 
 
 def test_a_bag_without_the_joint_state_topic_names_the_topics_it_has(tmp_path):
-    bag = write_bag(tmp_path / 'input', source('/robot1/joint_states', ARM, 100, 0.1))
+    bag = write_bag(tmp_path / 'input', source('/robot1/joint_states', ARM + GRIPPER, 100, 0.1))
     line = error_line(run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF,
                               check=False))
-    assert 'has no joint-state topic /joint_states; its topics are /robot1/joint_states' in line
+    # The JointState topics it has are named, with the arguments that read them.
+    assert line.endswith(
+        'has no joint-state topic /joint_states; its JointState topics are '
+        '/robot1/joint_states: read them with --ros-args -p '
+        'source_list:=[/robot1/joint_states] (or -r joint_states:=/robot1/joint_states)')
     assert nothing_left(tmp_path)
     # Named as the node names it, it is read; the --ros-args may also come first, up to a --.
     run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF, '--ros-args', '-r',
@@ -488,14 +503,14 @@ def test_a_bag_without_the_joint_state_topic_names_the_topics_it_has(tmp_path):
 
 
 def test_without_a_description_it_says_where_one_can_come_from(tmp_path):
-    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM, 100, 0.1))
+    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM + GRIPPER, 100, 0.1))
     line = error_line(run_bag(bag, tmp_path / 'output', check=False))
     assert 'no robot description' in line and '--description FILE' in line
     assert nothing_left(tmp_path)
 
 
 def test_an_existing_output_is_kept_unless_overwrite_is_given(tmp_path):
-    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM, 100, 0.1))
+    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM + GRIPPER, 100, 0.1))
     (tmp_path / 'output').mkdir()
     (tmp_path / 'output' / 'mine.txt').write_text('keep me')
     line = error_line(run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF,
@@ -584,7 +599,9 @@ def test_the_one_command_of_the_recorded_data_page_runs(tmp_path):
                if line.startswith('urdf_state_publisher_bag ')]
     [words] = [line.split() for line in command]
     assert words[:3] == ['urdf_state_publisher_bag', 'run_42/', 'run_42_tf/']
-    write_bag(tmp_path / 'run_42', source('/joint_states', ARM + GRIPPER, 100, 0.5))
+    # Recorded on the robot the example's xacro argument describes: its joints prefixed.
+    write_bag(tmp_path / 'run_42', source('/joint_states',
+                                          tuple('left_' + n for n in ARM + GRIPPER), 100, 0.5))
     (tmp_path / 'robot.urdf.xacro').write_text(
         SAMPLE_URDF.with_suffix('.urdf.xacro').read_text())
     result = subprocess.run([sys.executable, '-m', 'urdf_state_publisher.bag', *words[1:]],
@@ -598,7 +615,7 @@ def test_the_one_command_of_the_recorded_data_page_runs(tmp_path):
 
 
 def test_the_usage_on_the_recorded_data_page_is_the_commands():
-    usage = doc_block('urdf_state_publisher_bag INPUT OUTPUT')
+    usage = doc_block('urdf_state_publisher_bag INPUT [INPUT ...] OUTPUT')
     shown = {word.strip('[],') for word in usage.split() if word.strip('[],').startswith('-')}
     helped = subprocess.run([sys.executable, '-m', 'urdf_state_publisher.bag', '--help'],
                             capture_output=True, text=True, timeout=60)
@@ -614,8 +631,9 @@ def test_the_summary_on_the_recorded_data_page_is_what_the_command_prints(tmp_pa
     shown = doc_block('read 30,000 messages').splitlines()
     # The elbow beyond its limit (2.3) from 1 s on: clamped.
     messages = [Message('/joint_states', m.msgtype, m.log_ns, joint_state(
-                    m.log_ns - 300_000, ARM, [0.02, 0.02, 0.02, 3.0 if k >= 100 else 0.02, 0.02]))
-                for k, m in enumerate(source('/joint_states', ARM, 100, 2.0))]
+                    m.log_ns - 300_000, ARM + GRIPPER,
+                    [0.02, 0.02, 0.02, 3.0 if k >= 100 else 0.02, 0.02, 0.02]))
+                for k, m in enumerate(source('/joint_states', ARM + GRIPPER, 100, 2.0))]
     bag = write_bag(tmp_path / 'input', messages)
     result = run_bag(bag, tmp_path / 'output', '--description', SAMPLE_URDF)
     printed = result.stdout.splitlines()
@@ -623,6 +641,50 @@ def test_the_summary_on_the_recorded_data_page_is_what_the_command_prints(tmp_pa
 
     def shape(line: str) -> str:  # numbers and the output's path as placeholders
         line = line.split(': ', 1)[0] if line.startswith('output') else line
-        return re.sub(r'[\d][\d,.]*', 'N', line)
+        return re.sub(r'[\d][\d,.]*', 'N', line).replace('N ms,', 'N s,')
 
     assert [shape(line) for line in printed] == [shape(line) for line in shown]
+
+
+def test_a_batch_runs_every_input_and_its_table_is_the_pages(tmp_path):
+    """Two good runs and a bad one: each good output written, the bad one named, status 1."""
+    runs = tmp_path / 'runs'
+    write_bag(runs / 'run_41', source('/joint_states', ARM + GRIPPER, 100, 0.3))
+    # run_42's elbow beyond its limit (2.3): a finding, the run still ok.
+    write_bag(runs / 'run_42', [Message('/joint_states', m.msgtype, m.log_ns, joint_state(
+        m.log_ns - 300_000, ARM + GRIPPER, [0.02, 0.02, 0.02, 3.0, 0.02, 0.02]))
+        for m in source('/joint_states', ARM + GRIPPER, 100, 0.3)])
+    (runs / 'run_43').mkdir()
+    (runs / 'run_43' / 'metadata.yaml').write_text('rosbag2_bagfile_information: [1, 2\n')
+    result = run_bag(runs, tmp_path / 'out', '--description', SAMPLE_URDF, '--jobs', '2',
+                     check=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['run_41', 'run_42']
+    for name in ('run_41', 'run_42'):
+        assert len(outputs(read_bag(tmp_path / 'out' / name)[0], '/tf')) == 6
+    shown = doc_block('run       messages').splitlines()
+    printed = result.stdout.splitlines()
+
+    def shape(line: str) -> str:  # numbers, run names and the reasons as placeholders
+        line = re.sub(r'run_\d+', 'RUN', line.split(': ', 1)[0])
+        return re.sub(r'\s+', ' ', re.sub(r'[\d][\d,.]*', 'N', line)).replace(' ms', ' s')
+
+    assert [shape(line) for line in printed] == [shape(line) for line in shown]
+    assert printed[5].startswith(f'run_43: {runs / "run_43"}: cannot read it as a rosbag2 bag')
+
+
+def test_the_script_of_the_recorded_data_page_runs(tmp_path):
+    script = doc_block('urdf_state_publisher_bag /data/2026-11-27/')
+    for name in ('run_1', 'run_2'):
+        write_bag(tmp_path / 'data' / '2026-11-27' / name,
+                  source('/joint_states', ARM + GRIPPER, 100, 0.3))
+    (tmp_path / 'robot.urdf.xacro').write_text(SAMPLE_URDF.with_suffix('.urdf.xacro')
+                                               .read_text())
+    command = Path(sys.executable).parent
+    script = script.replace('/data/', f'{tmp_path}/data/')
+    result = subprocess.run(['bash', '-c', script], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=300,
+                            env={**os.environ, 'PATH': f'{command}:{os.environ["PATH"]}'})
+    assert result.stdout.splitlines()[-1] == 'every run: /tf computed, no warning', (
+        result.stdout + result.stderr)
+    assert (tmp_path / 'data' / '2026-11-27_tf' / 'run_2' / 'metadata.yaml').exists()

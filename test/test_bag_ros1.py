@@ -37,7 +37,9 @@ TF_MD5 = '94810edda583a504dfda3829e70d7eec'
 ROS1.register(get_types_from_msg(TF_DEFINITION, 'tf2_msgs/msg/TFMessage'))
 BILLION = 1_000_000_000
 START_NS = 1_600_000_000 * BILLION
-JOINTS = ('torso_lift_joint', 'shoulder_pan_joint', 'elbow_joint')
+# Every independent moving joint of the sample robot: a recording that fits it.
+JOINTS = ('torso_lift_joint', 'shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint',
+          'wrist_roll_joint', 'left_finger_joint')
 # A type only the bag defines: rosbags' stores do not know it.
 GRIPPER_TYPE = 'my_gripper_msgs/msg/Opening'
 GRIPPER_DEFINITION = 'Header header\nfloat64 width\nstring[] fingers\n'
@@ -60,7 +62,7 @@ def stamp(ns: int, store=ROS1):
 def joint_state(ns: int, k: int, store=ROS1):
     return store.types['sensor_msgs/msg/JointState'](
         header=stamp(ns, store), name=list(JOINTS),
-        position=np.array([0.01 * k, 0.02 + 0.001 * k, -0.3]), velocity=np.array([]),
+        position=0.02 + 0.0001 * k * np.arange(1, 7), velocity=np.array([]),
         effort=np.array([]))
 
 

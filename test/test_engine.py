@@ -46,7 +46,7 @@ class Recorded:
                        joint_states=keep('joint_states') if joint_states else None,
                        robot_description=keep('robot_description') if description else None,
                        diagnostics=keep('/diagnostics'),
-                       log=lambda level, text: self.lines.append((level, text)))
+                       log=lambda level, text, kind='': self.lines.append((level, text)))
 
 
 def engine(recorded: Recorded, **values) -> StateEngine:

@@ -139,7 +139,8 @@ def test_the_node_logs_the_warning_once_as_a_warn(robot):
     engine = StateEngine(config, JointSettings(), node_name='n', topics=('/joint_states',),
                          outputs=Outputs(tf=drop, tf_static=drop, joint_states=None,
                                          robot_description=drop, diagnostics=drop,
-                                         log=lambda level, text: lines.append((level, text))),
+                                         log=lambda level, text, kind='': lines.append(
+                                             (level, text))),
                          clock=lambda: (0, 0), monotonic=lambda: 0.0)
     engine.load_at_start(*configured_description(config))
     warned = [f'robot description: {MISSPELT}']

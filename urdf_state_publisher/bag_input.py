@@ -81,12 +81,61 @@ def open_bag(path: Path) -> InputBag:
     if not path.exists():
         raise BagInputError(f'{path}: no such bag (give a bag directory, an .mcap file, or a '
                             'ROS 1 .bag file or folder of them)')
-    ros1_files = ([path] if path.is_file() and path.suffix == '.bag'
-                  else sorted(path.glob('*.bag')) if path.is_dir()
-                  and not (path / 'metadata.yaml').exists() else [])
-    if ros1_files:
-        return Rosbag1Input(path, ros1_files)
+    if path.is_dir() and not (path / 'metadata.yaml').exists():
+        files = sorted(path.glob('*.bag'))
+        if not files:
+            raise BagInputError(
+                f'{path}: not a recording: a folder with no metadata.yaml (a rosbag2 bag) and '
+                'no .bag file (ROS 1); give a bag directory, an .mcap or a .bag file')
+        if not _one_split_recording(files):
+            raise BagInputError(
+                f'{path}: holds several ROS 1 recordings ({", ".join(f.name for f in files[:3])}'
+                f'{", ..." if len(files) > 3 else ""}), not the parts of one split recording; '
+                'give them to the command as several inputs')
+        return Rosbag1Input(path, files)
+    if path.is_file() and path.suffix == '.bag':
+        return Rosbag1Input(path, [path])
     return Rosbag2Input(path)
+
+
+def recordings_in(path: Path) -> list[Path] | None:
+    """The recordings in the folder `path`, for a batch; None when `path` is one recording.
+
+    A folder is one recording when it is a rosbag2 bag (it has metadata.yaml) or holds the
+    .bag files of one split recording (`name_0.bag`, `name_1.bag`, ...); otherwise its
+    recordings are its bag folders, .mcap and .bag files (and folders of split ROS 1 ones).
+    """
+    if not path.is_dir() or (path / 'metadata.yaml').exists():
+        return None
+    files = sorted(path.glob('*.bag'))
+    if files and _one_split_recording(files):
+        return None
+    found = [entry for entry in sorted(path.iterdir())
+             if entry.suffix in ('.bag', '.mcap') and entry.is_file()
+             or entry.is_dir() and ((entry / 'metadata.yaml').exists()
+                                    or any(entry.glob('*.bag')))]
+    if not found:
+        raise BagInputError(
+            f'{path}: not a recording, nor a folder of recordings: no metadata.yaml, .mcap or '
+            '.bag file in it, nor in its folders')
+    return found
+
+
+_PART = re.compile(r'^(.*)_(\d+)$')
+
+
+def _one_split_recording(files: list[Path]) -> bool:
+    """Whether ROS 1 .bag files are the parts of one recording.
+
+    `rosbag record --split` names them after one name, numbered from 0 (`run_0.bag`,
+    `run_1.bag`, ...). One file is one recording.
+    """
+    if len(files) == 1:
+        return True
+    parts = [_PART.match(f.stem) for f in files]
+    if not all(parts) or len({p.group(1) for p in parts}) != 1:
+        return False
+    return sorted(int(p.group(2)) for p in parts) == list(range(len(files)))
 
 
 class Rosbag2Input:

@@ -53,9 +53,10 @@ DIAGNOSTICS_PERIOD_S = 1.0  # diagnostic_updater's default period
 class Outputs(NamedTuple):
     """Where an engine's messages go: a call per topic, which takes the message's bytes; a log.
 
-    `log` takes a level (OK logs as INFO) and a line. `joint_states` is None unless the
-    resolved state is published (publish_joint_states); `robot_description` None where the
-    description is not published (read from the topic).
+    `log` takes a level (OK logs as INFO), a line and, for the lines of a condition that
+    starts, goes on or ends, its kind (health's; '' for the others). `joint_states` is None
+    unless the resolved state is published (publish_joint_states); `robot_description` None
+    where the description is not published (read from the topic).
     """
 
     tf: Callable[[bytes], None]
@@ -63,7 +64,7 @@ class Outputs(NamedTuple):
     joint_states: Callable[[bytes], None] | None
     robot_description: Callable[[bytes], None] | None
     diagnostics: Callable[[bytes], None]
-    log: Callable[[Level, str], None]
+    log: Callable[..., None]
 
 
 class Fallback(Protocol):
@@ -412,7 +413,7 @@ class StateEngine:
             active.stream.check_held()  # the period's states, all checked
         assessment = self.health.assess()
         for line in assessment.log:
-            self._log(line.level, line.text)
+            self._log(line.level, line.text, line.kind)
         self._outputs.diagnostics(diagnostic_array(
             self._clock(), level=int(assessment.level), name=f'{self.node_name}: joint_states',
             message=assessment.message,

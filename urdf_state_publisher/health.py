@@ -14,12 +14,13 @@ ROS; tests drive it with plain calls and a fake clock.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import enum
 import time
 from typing import NamedTuple
 
 from urdf_state_publisher.description.messages import listing
+from urdf_state_publisher.description.unknown_names import near_miss
 from urdf_state_publisher.model import RobotModel, UpdatePlan
 from urdf_state_publisher.resolved_state import ResolvedState
 
@@ -89,11 +90,25 @@ class Level(enum.IntEnum):
     ERROR = 2
 
 
-class LogLine(NamedTuple):
-    """A line for the node's log: WARN or ERROR when a condition starts, OK (INFO) when it ends."""
+@dataclass(frozen=True)
+class LogLine:
+    """A line for the node's log: WARN or ERROR when a condition starts, OK (INFO) when it ends.
+
+    `kind`: the condition's, for a log that keeps one line of each (the bag command's); not
+    part of what the line says, so not compared.
+    """
 
     level: Level
     text: str
+    kind: str = field(default='', compare=False)
+
+
+class EventTally(NamedTuple):
+    """One name's part in one kind of event: when first and last, and in how many messages."""
+
+    first: float
+    last: float
+    count: int
 
 
 class Assessment(NamedTuple):
@@ -284,6 +299,9 @@ class JointStateHealth:
         # The problems of the current period, each with the names (or details) involved, in
         # the order met: a dict used as an ordered set.
         self.events: dict[str, dict[str, None]] = {}
+        # Every kind of event since start, by name (at most NAMES_KEPT names a kind): its first
+        # and last time on the clock, and its count, for a report of a whole recording.
+        self.tally: dict[str, dict[str, list]] = {}
         self.joint_states_arrived = False  # a JointState or MultiDOFJointState reached a model
         self.carried: set[str] = set()  # joints of the model that some message has named
         self.sources: dict[tuple, Source] = {}
@@ -307,10 +325,33 @@ class JointStateHealth:
         found = self.events.get(kind)
         if found is None:
             found = self.events[kind] = {}
+        tally = self.tally.get(kind)
+        if tally is None:
+            tally = self.tally[kind] = {}
+        now = self.clock()
         for name in names:
-            if len(found) >= NAMES_KEPT:
-                break
-            found[name] = None
+            if len(found) < NAMES_KEPT:
+                found[name] = None
+            record = tally.get(name)
+            if record is not None:
+                record[1] = now
+                record[2] += 1
+            elif len(tally) < NAMES_KEPT:
+                tally[name] = [now, now, 1]
+
+    def event_tallies(self) -> dict[str, dict[str, EventTally]]:
+        """Each kind of event since start: each name's first and last time, and count."""
+        return {kind: {name: EventTally(*record) for name, record in names.items()}
+                for kind, names in self.tally.items() if names}
+
+    def never_received(self) -> tuple[str, ...]:
+        """The moving joints no message has given a value, but those held on purpose."""
+        model = self.model
+        if model is None:
+            return ()
+        # Without a JointState topic, single-value joints have their defaults on purpose.
+        expected = model.independent_joints if self.reads_joint_states else model.pose_joints
+        return tuple(n for n in expected if n not in self.carried and n not in self.held)
 
     def count_joint_state(self) -> float:
         """Count a JointState received now; returns its receipt time."""
@@ -548,10 +589,7 @@ class JointStateHealth:
                     'stopped?)', 'joints update again', stale,
                     detail=lambda items: _with_ages(items, ages), end_names=True))
         if now >= max(self._activated, self._first_arrival) + GRACE_S:
-            # Without a JointState topic, single-value joints have their defaults on purpose.
-            expected = (model.independent_joints if self.reads_joint_states
-                        else model.pose_joints)
-            never = tuple(n for n in expected if n not in self.carried and n not in self.held)
+            never = self.never_received()
             if never:
                 facts[NEVER_RECEIVED] = listing(never)
                 findings.append(_Finding(
@@ -595,12 +633,26 @@ class JointStateHealth:
         return bool(heard) and not any(s.matches for s in heard)
 
     def _prefix_hint(self, names: tuple[str, ...]) -> str:
-        """A hint when a prefix turns the unknown `names` into joints of the model; cached."""
+        """A hint for the unknown `names`; '' for none, which is better than a wrong one.
+
+        A prefix that turns them into joints of the model, else the joints they are near
+        misses of. Cached.
+        """
         key = frozenset(names)
         if self._hint[0] == key and self._hint[1] is self.model:
             return self._hint[2]
-        change = prefix_change(names, self.model.movable_joints)
-        hint = '' if change is None else _hint_text(change, self.model.name)
+        joints = self.model.movable_joints
+        change = prefix_change(names, joints)
+        if change is not None:
+            hint = _hint_text(change, self.model.name)
+        else:
+            misses = [(name, joint) for name in names[:SUMMARY_NAMES]
+                      if (joint := near_miss(name, joints)) is not None]
+            hint = '' if not misses else (
+                'Hint: ' + '; '.join(f"'{name}' is nearest to joint '{joint}'"
+                                     for name, joint in misses)
+                + f" of robot '{self.model.name}': is one of the two names misspelt, in the "
+                'description or in the joint-state source?')
         self._hint = (key, self.model, hint)
         return hint
 
@@ -614,7 +666,7 @@ class JointStateHealth:
             if episode is None:
                 self._episodes[finding.kind] = _Episode(
                     dict.fromkeys(finding.names[:NAMES_KEPT]), finding.end, finding.end_names)
-                lines.append(LogLine(finding.level, finding.start_line()))
+                lines.append(LogLine(finding.level, finding.start_line(), finding.kind))
                 continue
             episode.end = finding.end
             room = NAMES_KEPT - len(episode.logged)
@@ -622,9 +674,10 @@ class JointStateHealth:
             if new:
                 episode.logged.update(dict.fromkeys(new))
                 lines.append(LogLine(finding.level,
-                                     f'{finding.what}, now also: {finding.detail(new)}'))
+                                     f'{finding.what}, now also: {finding.detail(new)}',
+                                     finding.kind))
         for kind in [k for k in self._episodes if k not in holding]:
-            lines.append(LogLine(Level.OK, self._episodes.pop(kind).end_line()))
+            lines.append(LogLine(Level.OK, self._episodes.pop(kind).end_line(), kind))
         return lines
 
     def _values(self, now: float, elapsed: float, facts: dict[str, str]
@@ -726,8 +779,10 @@ def prefix_change(names: Iterable[str], joints: Iterable[str]) -> PrefixChange |
 
     A change removes a prefix, adds one, or replaces one by another; prefixes end with a
     separator (/ _ - . :) so that ``'robot1_'`` or ``'/ns/'`` is found, not an arbitrary cut. It
-    must explain at least half the names that are not joints, and a replacement two of them unless
-    there is only one: one name alone matches some joint by chance too easily.
+    must explain at least half the names that are not joints, and at least two of them, each
+    turned into another joint: one name alone matches some joint by chance too easily
+    ('elbow_joint' is 'torso_lift_joint' with 'elbow_' replaced). The one exception is a prefix
+    removed that leaves a whole joint name ('gripper/left_finger_joint').
     """
     joints = set(joints)
     names = [n for n in dict.fromkeys(names) if n not in joints]
@@ -749,7 +804,8 @@ def prefix_change(names: Iterable[str], joints: Iterable[str]) -> PrefixChange |
         -len(item[1]), bool(item[0][0]) and bool(item[0][1]), len(item[0][0]) + len(item[0][1]),
         item[0]))
     matched = len(mapping)
-    if 2 * matched < len(names) or (removed and added and matched < min(2, len(names))):
+    several = matched >= 2 and len(set(mapping.values())) == matched
+    if 2 * matched < len(names) or not (several or (removed and not added)):
         return None
     example = next(iter(mapping.items()))
     return PrefixChange(removed, added, matched, len(names), example)

@@ -138,7 +138,8 @@ class UrdfStatePublisher(Node):
     def _bytes_publisher(self, message_type, topic: str, qos):
         return bytes_publisher(self.create_publisher(message_type, topic, qos))
 
-    def _log(self, level: Level, text: str) -> None:
+    def _log(self, level: Level, text: str, kind: str = '') -> None:
+        # Every line is logged (`kind`, the condition's, is for a log that condenses).
         # One call per severity: rclpy refuses two severities from one line of code.
         logger = self.get_logger()
         if level == Level.ERROR:

@@ -1,0 +1,222 @@
+"""urdf_state_publisher_bag as a tool for scripts: its input kept, its exit status, its findings.
+
+Each test runs the command as a script would and holds it to what the recorded-data page
+promises: the input is never written to; the exit status says whether the description and the
+recording fit; findings are dated by the message that caused them; hints name the nearest
+joint or nothing; options go anywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+import re
+import subprocess
+import sys
+
+from conftest import SAMPLE_URDF
+import numpy as np
+import pytest
+from rosbags.rosbag2 import Reader, StoragePlugin, Writer
+from rosbags.typesys import get_typestore, Stores
+
+STORE = get_typestore(Stores.ROS2_JAZZY)
+T = STORE.types
+BILLION = 1_000_000_000
+START_NS = 1_700_000_000 * BILLION
+# The sample robot's independent moving joints: a recording of them fits it.
+JOINTS = ('torso_lift_joint', 'shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint',
+          'wrist_roll_joint', 'left_finger_joint')
+SAMPLE = SAMPLE_URDF.read_text()
+
+
+def joint_state(ns: int, names, positions) -> bytes:
+    return bytes(STORE.serialize_cdr(T['sensor_msgs/msg/JointState'](
+        header=T['std_msgs/msg/Header'](stamp=T['builtin_interfaces/msg/Time'](
+            sec=ns // BILLION, nanosec=ns % BILLION), frame_id=''),
+        name=list(names), position=np.asarray(positions, dtype=float), velocity=np.array([]),
+        effort=np.array([])), 'sensor_msgs/msg/JointState'))
+
+
+def write_states(path: Path, seconds: float = 1.0, names=JOINTS, value=None,
+                 topic: str = '/joint_states') -> Path:
+    """JointStates at 100 Hz, logged at their stamps; `value(k, t)` the positions at step k."""
+    writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    connection = writer.add_connection(topic, 'sensor_msgs/msg/JointState', typestore=STORE)
+    for k in range(int(seconds * 100)):
+        ns = START_NS + k * 10_000_000
+        positions = value(k, k / 100) if value else [0.02] * len(names)
+        writer.write(connection, ns, joint_state(ns, names, positions))
+    writer.close()
+    return path
+
+
+def run(*arguments) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, '-m', 'urdf_state_publisher.bag',
+                           *map(str, arguments)], capture_output=True, text=True, timeout=300)
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob('*')) if p.is_file()}
+
+
+# Never lose data --------------------------------------------------------------------------
+
+@pytest.mark.parametrize('output', ['same', 'inside', 'holding', 'symlink', 'dotdot'])
+def test_an_output_over_or_in_the_input_is_refused_and_the_input_kept(tmp_path, output):
+    bag = write_states(tmp_path / 'run')
+    before = digest(bag)
+    (tmp_path / 'link').symlink_to(bag)
+    target = {'same': bag, 'inside': bag / 'out', 'holding': tmp_path,
+              'symlink': tmp_path / 'link', 'dotdot': bag / '..' / 'run'}[output]
+    result = run(bag, target, '--description', SAMPLE_URDF, '--overwrite')
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f'urdf_state_publisher_bag: {target} ')
+    assert 'give an output outside the input' in line
+    assert digest(bag) == before
+
+
+def test_a_lone_mcap_inside_the_output_folder_is_refused(tmp_path):
+    folder = tmp_path / 'data'
+    write_states(tmp_path / 'run')
+    folder.mkdir()
+    [mcap] = (tmp_path / 'run').glob('*.mcap')
+    lone = mcap.rename(folder / 'run.mcap')
+    before = lone.read_bytes()
+    result = run(lone, folder, '--description', SAMPLE_URDF, '--overwrite')
+    assert result.returncode == 1 and 'holds the input' in result.stderr
+    assert lone.read_bytes() == before
+
+
+# The exit status ------------------------------------------------------------------------
+
+def test_a_recording_that_fits_exits_0(tmp_path):
+    result = run(write_states(tmp_path / 'run'), tmp_path / 'out', '--description', SAMPLE_URDF)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_joint_in_common_exits_2_with_the_output_written(tmp_path):
+    """A prefixed description against an unprefixed recording: written, but no /tf."""
+    xacro = tmp_path / 'robot.urdf.xacro'
+    xacro.write_text(SAMPLE_URDF.with_suffix('.urdf.xacro').read_text())
+    result = run(write_states(tmp_path / 'run'), tmp_path / 'out', '--description', xacro,
+                 'prefix:=left_')
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert ("the description and the recording do not fit: the recording names no moving "
+            "joint of robot 'sample_arm', so no /tf was computed") in result.stdout
+    assert (tmp_path / 'out' / 'metadata.yaml').exists()
+
+
+def test_a_joint_the_recording_never_names_exits_2_naming_it(tmp_path):
+    """A misspelt joint in the URDF: the recording's elbow_joint moves nothing."""
+    urdf = tmp_path / 'robot.urdf'
+    urdf.write_text(SAMPLE.replace('"elbow_joint"', '"elbow_jiont"'))
+    result = run(write_states(tmp_path / 'run'), tmp_path / 'out', '--description', urdf)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert ("the recording never names these moving joints of robot 'sample_arm': "
+            'elbow_jiont; their frames stay still on /tf') in result.stdout
+    # The hint names the nearest joint, not a prefix that turns elbow_ into torso_lift_.
+    assert "Hint: 'elbow_joint' is nearest to joint 'elbow_jiont'" in result.stdout
+    assert 'prefix' not in result.stdout
+
+
+def test_strict_exits_3_on_a_warning_and_0_without_one(tmp_path):
+    clamped = write_states(tmp_path / 'clamped', value=lambda k, t: [0.02, 0.02, 0.02, 3.0,
+                                                                     0.02, 0.02])
+    assert run(clamped, tmp_path / 'a', '--description', SAMPLE_URDF).returncode == 0
+    assert run(clamped, tmp_path / 'b', '--description', SAMPLE_URDF,
+               '--strict').returncode == 3
+    clean = write_states(tmp_path / 'clean')
+    assert run(clean, tmp_path / 'c', '--description', SAMPLE_URDF, '--strict').returncode == 0
+
+
+# publish_joint_states -------------------------------------------------------------------
+
+def test_publish_joint_states_never_replaces_the_recorded_motion(tmp_path):
+    bag = write_states(tmp_path / 'run', value=lambda k, t: [0.02 + 0.001 * k] * 6)
+    refused = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF, '--ros-args', '-p',
+                  'publish_joint_states:=true')
+    assert refused.returncode == 1
+    [line] = refused.stderr.splitlines()
+    working = '-p publish_joint_states:=true -p source_list:=[/joint_states] -r __ns:=/resolved'
+    assert working in line
+    # The arguments it names work: the resolved state from the recorded motion, beside it.
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF, '--ros-args',
+                 *working.split())
+    assert result.returncode == 0, result.stdout + result.stderr
+    with Reader(tmp_path / 'out') as reader:
+        counts = {c.topic: c.msgcount for c in reader.connections}
+        resolved = [STORE.deserialize_cdr(data, 'sensor_msgs/msg/JointState')
+                    for c, _, data in reader.messages() if c.topic == '/resolved/joint_states']
+    assert counts['/joint_states'] == 100  # the recording's, kept
+    assert resolved and resolved[-1].position[list(resolved[-1].name).index('elbow_joint')] > 0.1
+
+
+# Findings at their own time -----------------------------------------------------------------
+
+def test_findings_are_dated_by_their_message_and_counted_per_joint(tmp_path):
+    # Beyond its limit from 0.35 s to 0.39 s, NaN from 1.20 s to 1.24 s: at 20 Hz
+    # (publish_frequency), the states of 0.35 s and 1.20 s are the ones computed.
+    def value(k, t):
+        elbow = 3.0 if 35 <= k < 40 else 0.02
+        torso = float('nan') if 120 <= k < 125 else 0.02
+        return [torso, 0.02, 0.02, elbow, 0.02, 0.02]
+
+    bag = write_states(tmp_path / 'run', seconds=3.0, value=value)
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF)
+    out = result.stdout
+    # Each of the five messages counted; the last seen as the next state's turn came (a state
+    # held by the rate limit is judged when the next one arrives, at most 10 ms on).
+    assert re.search(r'\n      elbow_joint: 5 messages, first at 0\.350 s, last at 0\.(39|40)0 s',
+                     out), out
+    assert '      torso_lift_joint: 5 messages, first at 1.200 s, last at 1.240 s' in out, out
+    # Not at the next once-a-second status (1.000 s and 2.000 s), when the node logs them.
+    assert '[WARN] first at 0.350 s' in out and '[WARN] first at 1.200 s' in out
+
+
+def test_a_long_bag_with_a_recurring_condition_prints_a_screenful(tmp_path):
+    """Beyond the limit for 0.1 s of every 2 s, for 60 s: 30 episodes, a few lines."""
+    bag = write_states(tmp_path / 'run', seconds=60.0,
+                       value=lambda k, t: [0.02, 0.02, 0.02, 3.0 if k % 200 < 10 else 0.02,
+                                           0.02, 0.02])
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF)
+    assert result.returncode == 0
+    assert len(result.stderr.splitlines()) <= 6, result.stderr
+    assert 'more log lines of conditions shown above not printed' in result.stderr
+    assert '[WARN] first at 0.000 s, 30 times: joint values outside' in result.stdout
+    assert re.search(r'\n      elbow_joint: 300 messages, first at 0\.000 s, last at '
+                     r'58\.[01]\d0 s', result.stdout), result.stdout
+
+
+# Hints and the command line -------------------------------------------------------------
+
+def test_an_extra_name_gets_no_wrong_hint(tmp_path):
+    bag = write_states(tmp_path / 'run', names=(*JOINTS, 'ghost_joint'),
+                       value=lambda k, t: [0.02] * 7)
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF)
+    assert 'does not have (ignored): ghost_joint' in result.stdout
+    assert 'Hint' not in result.stdout  # 'ghost_joint' is not 'elbow_joint'
+
+
+def test_options_go_anywhere(tmp_path):
+    bag = write_states(tmp_path / 'run')
+    for k, words in enumerate([('--description', SAMPLE_URDF, bag, 'out0'),
+                               (bag, '--description', SAMPLE_URDF, 'out1'),
+                               (bag, 'out2', '--description', SAMPLE_URDF, '--strict')]):
+        result = subprocess.run([sys.executable, '-m', 'urdf_state_publisher.bag',
+                                 *map(str, words)], cwd=tmp_path, capture_output=True,
+                                text=True, timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert (tmp_path / f'out{k}' / 'metadata.yaml').exists()
+
+
+def test_the_joint_state_topics_a_bag_has_are_named(tmp_path):
+    bag = write_states(tmp_path / 'run', topic='/arm/js')
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF)
+    assert result.returncode == 1
+    assert result.stderr.strip().endswith(
+        'its JointState topics are /arm/js: read them with --ros-args -p '
+        'source_list:=[/arm/js] (or -r joint_states:=/arm/js)')
