@@ -15,11 +15,13 @@ adds nothing that grows.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -37,13 +39,21 @@ from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 import numpy
 from urdf_state_publisher import bag, engine
 start = time.perf_counter()
-if mode == 'floor':
+if mode.startswith('floor'):
+    # floor_tf SIZE: also a prebuilt /tf of SIZE bytes for each record, as the command writes
+    # one for each with every message published.
+    payload = bytes(int(rest[0])) if mode == 'floor_tf' else None
     with Reader(source) as reader, Writer(target, version=8,
                                           storage_plugin=StoragePlugin.MCAP) as writer:
         out = {c.id: writer.add_connection(c.topic, c.msgtype, msgdef=c.msgdef.data,
                                            rihs01=c.digest) for c in reader.connections}
+        if payload is not None:
+            tf = writer.add_connection('/tf', 'tf2_msgs/msg/TFMessage', msgdef='x',
+                                       rihs01='RIHS01_' + '0' * 64)
         for connection, log_ns, data in reader.messages():
             writer.write(out[connection.id], log_ns, data)
+            if payload is not None:
+                writer.write(tf, log_ns, payload)
 else:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         status = bag.main([source, target, *rest])
@@ -113,6 +123,31 @@ def write_ros1_bag(path: Path, rosbag2: Path) -> None:
             writer.write(connection, log_ns, bytes(message))
 
 
+# The floor as a process of its own, as the command is one: it imports only rosbags.
+FLOOR_PROCESS = r"""
+import sys
+from rosbags.rosbag2 import Reader, StoragePlugin, Writer
+with Reader(sys.argv[1]) as reader, Writer(sys.argv[2], version=8,
+                                           storage_plugin=StoragePlugin.MCAP) as writer:
+    out = {c.id: writer.add_connection(c.topic, c.msgtype, msgdef=c.msgdef.data,
+                                       rihs01=c.digest) for c in reader.connections}
+    for connection, log_ns, data in reader.messages():
+        writer.write(out[connection.id], log_ns, data)
+"""
+
+
+def process_seconds(argv: list[str], target: Path) -> float:
+    """The wall time of a whole process, start-up included."""
+    if target.exists():
+        shutil.rmtree(target)
+    start = time.perf_counter()
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        raise RuntimeError(f'{argv[:3]} failed: {result.stdout}{result.stderr}')
+    return elapsed
+
+
 def run(mode: str, source: Path, target: Path, *arguments: str) -> dict:
     if target.exists():
         shutil.rmtree(target)
@@ -160,6 +195,30 @@ def bag_section(robot, seconds: float, workdir: Path, report: dict) -> None:
         print(f'{label:<24} {row["seconds"]:>7.2f} {row["us_per_record"]:>10.1f} '
               f'{row["ratio_to_floor"]:>8.2f} {row["real_time_multiple"]:>12.0f} '
               f'{row["peak_rss_mib"]:>9.1f}')
+    # The command as a user runs it, against the copy as a process of its own; every message
+    # against a copy that also writes a prebuilt /tf of the command's size for each record.
+    command = [sys.executable, '-m', 'urdf_state_publisher.bag']
+    tf_size = first_tf_size(workdir, bag, description)
+    whole: dict[str, float] = {}
+    for _ in range(ROUNDS):
+        for label, argv, target in (
+                ('floor: rosbags copy, a process', [sys.executable, '-c', FLOOR_PROCESS,
+                                                    str(bag), str(workdir / 'bag_out')],
+                 workdir / 'bag_out'),
+                ('command, default, a process', [*command, str(bag), str(workdir / 'bag_out'),
+                                                 *description], workdir / 'bag_out')):
+            whole[label] = min(whole.get(label, float('inf')), process_seconds(argv, target))
+        measured = run('floor_tf', bag, workdir / 'bag_out', str(tf_size))
+        if measured['seconds'] < best.get('floor_tf', {'seconds': float('inf')})['seconds']:
+            best['floor_tf'] = measured
+    process_ratio = whole['command, default, a process'] / whole['floor: rosbags copy, a process']
+    tf_ratio = best['every message']['seconds'] / best['floor_tf']['seconds']
+    print(f'as processes (start-up included): the command '
+          f'{whole["command, default, a process"]:.2f} s, the copy '
+          f'{whole["floor: rosbags copy, a process"]:.2f} s: {process_ratio:.2f}x')
+    print(f'every message against a copy that also writes a {tf_size:,}-byte /tf a record '
+          f'({best["floor_tf"]["seconds"]:.2f} s): {tf_ratio:.2f}x')
+    batch = batch_throughput(workdir, bag, description)
     # Memory: a bag ten times longer, default configuration, in a fresh process.
     longer = workdir / 'bag_in_10x'
     write_bag(longer, robot.path, seconds * 10)
@@ -173,6 +232,13 @@ def bag_section(robot, seconds: float, workdir: Path, report: dict) -> None:
                                                            'every message'))
     ros1 = best['ROS 1 bag, default']['seconds'] / best['default configuration']['seconds']
     targets = [
+        f'one run as a process, default configuration: {process_ratio:.2f}x the copy as a '
+        f'process (target at most 1.5x): {"met" if process_ratio <= 1.5 else "NOT MET"}',
+        f'every message: {tf_ratio:.2f}x the copy that also writes the /tf bytes (target at '
+        f'most 1.5x): {"met" if tf_ratio <= 1.5 else "NOT MET"}',
+        f'{BATCH_RUNS} runs on {batch["workers"]} workers: {batch["speedup"]:.2f}x the '
+        f'throughput of one at a time (target at least 1.8x): '
+        f'{"met" if batch["speedup"] >= 1.8 else "NOT MET"}',
         f'a ROS 1 bag: {ros1:.2f}x the same recording as a rosbag2 bag (target at most 1.5x): '
         f'{"met" if ros1 <= 1.5 else "NOT MET"}',
         f'default configuration: {default:.2f}x the floor (target at most 1.5x): '
@@ -189,4 +255,41 @@ def bag_section(robot, seconds: float, workdir: Path, report: dict) -> None:
     shutil.rmtree(workdir)
     report['bag'] = {'robot': robot.label, 'rate_hz': RATE_HZ, 'seconds_of_bag': seconds,
                      'records': records, 'rows': rows, 'peak_rss_10x_mib': long_peak,
-                     'added_by_10x_mib': added, 'targets': targets}
+                     'added_by_10x_mib': added, 'targets': targets,
+                     'process_seconds': whole, 'floor_tf_seconds': best['floor_tf']['seconds'],
+                     'batch': batch}
+
+
+BATCH_RUNS = 4
+
+
+def first_tf_size(workdir: Path, bag: Path, description: tuple[str, ...]) -> int:
+    """The size of the /tf message the command writes for this robot."""
+    from rosbags.rosbag2 import Reader
+
+    run('bag', bag, workdir / 'bag_out', *description)
+    with Reader(workdir / 'bag_out') as reader:
+        tf = [c for c in reader.connections if c.topic == '/tf']
+        for _, _, data in reader.messages(tf):
+            return len(data)
+    raise RuntimeError('no /tf written')
+
+
+def batch_throughput(workdir: Path, bag: Path, description: tuple[str, ...]) -> dict:
+    """BATCH_RUNS copies of the bag in one command, on one worker and on every core."""
+    runs = workdir / 'runs'
+    runs.mkdir()
+    for k in range(BATCH_RUNS):
+        shutil.copytree(bag, runs / f'run_{k}')
+    workers = os.cpu_count() or 1
+    seconds = {}
+    for jobs in (1, workers):
+        argv = [sys.executable, '-m', 'urdf_state_publisher.bag', str(runs),
+                str(workdir / 'batch_out'), *description, '--jobs', str(jobs)]
+        seconds[jobs] = min(process_seconds(argv, workdir / 'batch_out') for _ in range(2))
+    shutil.rmtree(runs)
+    speedup = seconds[1] / seconds[workers]
+    print(f'{BATCH_RUNS} runs in one command: {seconds[1]:.2f} s on 1 worker, '
+          f'{seconds[workers]:.2f} s on {workers}: {speedup:.2f}x the throughput')
+    return {'runs': BATCH_RUNS, 'workers': workers, 'seconds_one': seconds[1],
+            'seconds_all': seconds[workers], 'speedup': speedup}
