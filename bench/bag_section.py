@@ -260,7 +260,7 @@ def bag_section(robot, seconds: float, workdir: Path, report: dict) -> None:
                      'batch': batch}
 
 
-BATCH_RUNS = 4
+BATCH_RUNS = 8
 
 
 def first_tf_size(workdir: Path, bag: Path, description: tuple[str, ...]) -> int:
