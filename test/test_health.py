@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from urdf_state_publisher.health import (
+    EventTally,
     GRACE_S,
     JointStateHealth,
     Level,
@@ -531,3 +532,27 @@ def test_joint_states_rclpy_deserialized_are_counted_per_encapsulation_and_no_pr
     last = values(made[-1])
     assert last['deserialized by rclpy (encapsulation 0007)'] == '2'
     assert last['deserialized by rclpy (encapsulation 0009)'] == '1'
+
+
+# --------------------------------------------------------------------------- hints and tallies
+
+def test_an_unknown_name_near_a_joint_gets_that_joint_and_no_prefix():
+    """A misspelt joint of the description: the source's name is near it, no prefix is."""
+    model = RobotModel.from_urdf(SAMPLE_TEXT.replace('"elbow_joint"', '"elbow_jiont"'))
+    rig = Rig(model)
+    [made] = rig.run(1, (ARM, 10))
+    assert values(made)['hint'] == (
+        "Hint: 'elbow_joint' is nearest to joint 'elbow_jiont' of robot 'sample_arm': is one "
+        'of the two names misspelt, in the description or in the joint-state source?')
+
+
+def test_events_are_tallied_per_name_at_the_time_of_their_messages():
+    rig = Rig()
+    rig.run(0.5, (ARM, 10))
+    rig.run(0.3, (ARM + ('ghost_joint',), 100))
+    rig.run(0.5, (ARM, 10))
+    rig.run(0.2, (ARM + ('ghost_joint',), 100))
+    [(kind, tallies)] = rig.health.event_tallies().items()
+    assert kind == 'unknown joint names'
+    # Sent at 0.6, 0.7, 0.8 and at 1.4, 1.5 s of the rig's clock.
+    assert tallies == {'ghost_joint': EventTally(first=0.6, last=1.5, count=5)}
