@@ -478,7 +478,7 @@ class BagRun:
                 names = tuple(NameTally(n, (t.first * BILLION - self.start_ns) / BILLION,
                                         (t.last * BILLION - self.start_ns) / BILLION, t.count)
                               for n, t in tallies[kind].items())
-                findings.append(Finding(name, text, names[0].first if names else
+                findings.append(Finding(name, text, min(n.first for n in names) if names else
                                         (first_ns - self.start_ns) / BILLION, count, names))
             else:
                 findings.append(Finding(name, text, (first_ns - self.start_ns) / BILLION,
