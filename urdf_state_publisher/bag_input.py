@@ -29,7 +29,7 @@ import yaml
 from urdf_state_publisher.bag_output import distro_of_version, DISTROS
 from urdf_state_publisher.ros1_wire import JointStateConverter
 
-__all__ = ['BagInputError', 'InputBag', 'InputTopic', 'open_bag']
+__all__ = ['BagInputError', 'InputBag', 'InputTopic', 'open_bag', 'recordings_in']
 
 # Type names ROS 2 gives what ROS 1 called otherwise (the fields are the same).
 _RENAMED_TYPES = {'tf/msg/tfMessage': 'tf2_msgs/msg/TFMessage'}
