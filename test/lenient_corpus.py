@@ -49,8 +49,9 @@ def _insert(fragment: str) -> Callable[[str, random.Random], str]:
     return insert
 
 
-def _start_tag(text: str, rng: random.Random, inside: bool = True) -> re.Match:
-    start = text.index('<robot') + (1 if inside else 0)
+def _start_tag(text: str, rng: random.Random) -> re.Match:
+    """A start tag inside <robot>, <robot>'s own not among them."""
+    start = text.index('<robot') + 1
     tags = [m for m in _START_TAG.finditer(text, start, text.rindex(_ROBOT_END))]
     return rng.choice(tags)
 

@@ -166,10 +166,11 @@ class Rosbag2Input:
             metadata = yaml.safe_load((path / 'metadata.yaml').read_text())
             information = metadata['rosbag2_bagfile_information']
             self.storage = information['storage_identifier']
-            self.distro = information.get('ros_distro') or distro_of_version(
+            # Its ros_distro where it names one of ours (not an older distro's, nor 'rosbags'),
+            # else the distro of its metadata version.
+            named = information.get('ros_distro')
+            self.distro = named if named in DISTROS else distro_of_version(
                 information['version'])
-        if self.distro not in DISTROS:  # an older distro's (iron, ...): the next one's
-            self.distro = distro_of_version(information['version'])
 
     def messages(self) -> Iterator[tuple[int, int, bytes]]:
         for connection, log_ns, raw in self._reader.messages():

@@ -239,6 +239,17 @@ class _Reader:
                 self.find(reference.start(), f"a bare '&' {where}, which XML forbids "
                           "(write '&amp;')")
 
+    def end_of(self, pos: int, opener: int, terminator: str, refusal: str) -> int:
+        """Where the markup opened at `pos` (`opener` characters long) meets `terminator`.
+
+        TinyXML2 reads to the first `terminator`, whatever comes between; without one, it
+        refuses the document (`refusal`).
+        """
+        end = self.text.find(terminator, pos + opener)
+        if end < 0:
+            raise _RefusedError(pos, refusal)
+        return end
+
     def run(self) -> None:
         text = self.text
         size = len(text)
@@ -255,9 +266,7 @@ class _Reader:
             if pos >= size:
                 break
             if text.startswith('<?', pos):
-                end = text.find('?>', pos + 2)
-                if end < 0:
-                    raise _RefusedError(pos, "'<?' with no '?>' after it")
+                end = self.end_of(pos, 2, '?>', "'<?' with no '?>' after it")
                 if stack or not only_declarations:
                     raise _RefusedError(
                         pos, f'{cut(text[pos:end + 2])!r}: robot_state_publisher reads <?...?> '
@@ -276,9 +285,7 @@ class _Reader:
                 continue
             only_declarations = False
             if text.startswith('<!--', pos):
-                end = text.find('-->', pos + 4)
-                if end < 0:
-                    raise _RefusedError(pos, "a comment '<!--' with no '-->' after it")
+                end = self.end_of(pos, 4, '-->', "a comment '<!--' with no '-->' after it")
                 dashes = text.find('--', pos + 4, end)
                 if dashes >= 0 or text[end - 1] == '-' and end > pos + 4:
                     self.find(dashes if dashes >= 0 else end - 1,
@@ -286,19 +293,15 @@ class _Reader:
                 self.check_characters(pos, end, 'in a comment')
                 pos = end + 3
             elif text.startswith('<![CDATA[', pos):
-                end = text.find(']]>', pos + 9)
-                if end < 0:
-                    raise _RefusedError(pos, "a '<![CDATA[' with no ']]>' after it")
+                end = self.end_of(pos, 9, ']]>', "a '<![CDATA[' with no ']]>' after it")
                 if not stack:
                     self.find(pos, 'a CDATA section outside the root element, which XML '
                               'forbids')
                 self.check_characters(pos, end, 'in a CDATA section')
                 pos = end + 3
             elif text.startswith('<!', pos):
-                end = text.find('>', pos + 2)
-                if end < 0:
-                    raise _RefusedError(
-                        pos, f"{cut(text[pos:pos + 20])!r}... with no '>' after it")
+                end = self.end_of(pos, 2, '>',
+                                  f"{cut(text[pos:pos + 20])!r}... with no '>' after it")
                 if text.startswith('<!DOCTYPE', pos) and not stack:
                     self.doctype_end = _doctype_end(text, pos, end)
                 elif pos > self.doctype_end or stack:
