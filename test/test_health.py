@@ -556,3 +556,20 @@ def test_events_are_tallied_per_name_at_the_time_of_their_messages():
     assert kind == 'unknown joint names'
     # Sent at 0.6, 0.7, 0.8 and at 1.4, 1.5 s of the rig's clock.
     assert tallies == {'ghost_joint': EventTally(first=0.6, last=1.5, count=5)}
+
+
+@pytest.mark.parametrize('name, hinted', [
+    ('elbow_jont', 'elbow_joint'),  # a letter dropped
+    ('elbow_joints', 'elbow_joint'),  # added
+    ('elbow_jaint', 'elbow_joint'),  # changed
+    ('wrist_pitch_joint', None),  # near 'wrist_roll_joint' by ratio, but another joint
+    ('shoulder_tilt_joint', None),  # two letters from 'shoulder_lift_joint'
+])
+def test_a_near_miss_hint_is_one_typo_away_or_none(name, hinted):
+    rig = Rig()
+    [made] = rig.run(1, (ALL + (name,), 10))
+    hint = values(made)['hint']
+    if hinted is None:
+        assert hint == ''
+    else:
+        assert hint.startswith(f"Hint: '{name}' is nearest to joint '{hinted}'")

@@ -647,7 +647,7 @@ class JointStateHealth:
             hint = _hint_text(change, self.model.name)
         else:
             misses = [(name, joint) for name in names[:SUMMARY_NAMES]
-                      if (joint := near_miss(name, joints)) is not None]
+                      if (joint := _misspelt(name, joints)) is not None]
             hint = '' if not misses else (
                 'Hint: ' + '; '.join(f"'{name}' is nearest to joint '{joint}'"
                                      for name, joint in misses)
@@ -809,6 +809,27 @@ def prefix_change(names: Iterable[str], joints: Iterable[str]) -> PrefixChange |
         return None
     example = next(iter(mapping.items()))
     return PrefixChange(removed, added, matched, len(names), example)
+
+
+def _misspelt(name: str, joints: Sequence[str]) -> str | None:
+    """The joint `name` misspells: its near miss, when one typo away; None otherwise.
+
+    Joint names share so much ('r_', '_joint') that the near miss of an unrelated name is often
+    a joint ('r_gripper_float_joint' near 'r_upper_arm_roll_joint', on a PR2): a hint is given
+    only for a name one letter added, dropped, changed or swapped away ('elbow_jiont').
+    """
+    joint = near_miss(name, joints)
+    return joint if joint is not None and _one_typo_apart(name, joint) else None
+
+
+def _one_typo_apart(a: str, b: str) -> bool:
+    """Whether `a` becomes `b` by one insertion, deletion, substitution or swap of neighbours."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    start = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    a, b = a[start:], b[start:]  # from the first difference on
+    return (a[1:] == b[1:] or a[1:] == b or a == b[1:]
+            or (len(a) == len(b) >= 2 and a[0] == b[1] and a[1] == b[0] and a[2:] == b[2:]))
 
 
 def _hint_text(change: PrefixChange, robot: str) -> str:
