@@ -220,3 +220,108 @@ def test_the_joint_state_topics_a_bag_has_are_named(tmp_path):
     assert result.stderr.strip().endswith(
         'its JointState topics are /arm/js: read them with --ros-args -p '
         'source_list:=[/arm/js] (or -r joint_states:=/arm/js)')
+
+
+# A lone run's second core, and what it writes -------------------------------------------
+
+def read_output(path: Path) -> tuple[list, dict]:
+    """Every message (topic, log time, bytes) in the order stored, and each connection."""
+    reader = Reader(path)
+    reader.open()
+    try:
+        return ([(c.topic, log_ns, bytes(raw)) for c, log_ns, raw in reader.messages()],
+                {c.topic: c for c in reader.connections})
+    finally:
+        reader.close()
+
+
+def test_a_run_written_from_a_second_process_writes_the_same_bag(tmp_path, monkeypatch):
+    from urdf_state_publisher import writer_process
+    from urdf_state_publisher.bag_run import run_bag, RunOptions
+
+    # Batches of a few messages: many hand-overs, and a last one that is not full.
+    monkeypatch.setattr(writer_process, 'BATCH_BYTES', 2_000)
+    bag = write_states(tmp_path / 'run', seconds=2.0,
+                       value=lambda k, t: [0.02 + 0.01 * np.sin(t + j) for j in range(6)])
+    options = RunOptions(description=(str(SAMPLE_URDF),), live=False)
+    written = {}
+    for second_process in (False, True):
+        out = tmp_path / f'out_{second_process}'
+        summary = run_bag(bag, out, RunOptions(**{**options.__dict__,
+                                                  'writer_process': second_process}))
+        assert summary.status == 0, summary
+        written[second_process] = read_output(out)
+    (alone, alone_connections), (split, split_connections) = written[False], written[True]
+    assert len(alone) > 200 and {t for t, _, _ in alone} >= {'/tf', '/joint_states'}
+    assert split == alone
+    assert {topic: (c.msgtype, c.msgdef, c.digest, c.ext)
+            for topic, c in split_connections.items()} == {
+        topic: (c.msgtype, c.msgdef, c.digest, c.ext) for topic, c in alone_connections.items()}
+
+
+def test_what_the_writer_process_raises_the_run_raises(tmp_path, monkeypatch):
+    import multiprocessing
+
+    from rosbags.rosbag2 import WriterError
+
+    from urdf_state_publisher import writer_process
+
+    monkeypatch.setattr(writer_process, 'BATCH_BYTES', 100)
+    writer = writer_process.WriterProcess(tmp_path / 'out', 'jazzy', 'mcap')
+    first = writer.add_connection('/a', 'std_msgs/msg/String', msgdef='string data',
+                                  rihs01='RIHS01_' + '0' * 64)
+    # rosbags refuses a connection added twice: the writer process stops there, while this
+    # one goes on handing over messages until it finds out.
+    writer.add_connection('/a', 'std_msgs/msg/String', msgdef='string data',
+                          rihs01='RIHS01_' + '0' * 64)
+    with pytest.raises(WriterError, match='only be added once'):
+        for k in range(100_000):
+            writer.write(first, k, bytes(200))
+        writer.close()
+    assert not multiprocessing.active_children()
+
+
+def test_the_outputs_own_types_are_defined_as_jazzy_defines_them(tmp_path):
+    bag = write_states(tmp_path / 'run')
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF, '--ros-args', '-p',
+                 'publish_joint_states:=true', '-p', 'source_list:=[/joint_states]',
+                 '-r', '__ns:=/resolved')
+    assert result.returncode == 0, result.stderr
+    _, connections = read_output(tmp_path / 'out')
+    ours = {topic: c for topic, c in connections.items() if topic != '/joint_states'}
+    assert set(ours) == {'/tf', '/tf_static', '/diagnostics', '/resolved/robot_description',
+                         '/resolved/joint_states'}
+    for connection in ours.values():
+        assert connection.msgdef.data == STORE.generate_msgdef(connection.msgtype,
+                                                               ros_version=2)[0]
+        assert connection.digest == STORE.hash_rihs01(connection.msgtype)
+
+
+def test_a_bag_recorded_without_definitions_is_copied_with_jazzys(tmp_path):
+    import sqlite3
+
+    bag = tmp_path / 'run'
+    writer = Writer(bag, version=9, storage_plugin=StoragePlugin.SQLITE3)
+    writer.open()
+    connection = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState',
+                                       typestore=STORE)
+    sent = [(START_NS + k * 10_000_000, joint_state(START_NS + k * 10_000_000, JOINTS,
+                                                    [0.02] * 6)) for k in range(50)]
+    for log_ns, data in sent:
+        writer.write(connection, log_ns, data)
+    writer.close()
+    # As a rosbag2 before Iron stored it: schema 3, no message definitions.
+    [database] = bag.glob('*.db3')
+    with sqlite3.connect(database) as db:
+        db.execute('UPDATE schema SET schema_version = 3')
+        db.execute('DROP TABLE message_definitions')
+    db.close()
+    _, recorded = read_output(bag)
+    assert recorded['/joint_states'].msgdef.data == ''
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF)
+    assert result.returncode == 0, result.stderr
+    messages, connections = read_output(tmp_path / 'out')
+    assert [(log_ns, data) for topic, log_ns, data in messages
+            if topic == '/joint_states'] == sent
+    assert connections['/joint_states'].msgdef.data == STORE.generate_msgdef(
+        'sensor_msgs/msg/JointState', ros_version=2)[0]

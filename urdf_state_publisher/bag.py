@@ -14,7 +14,8 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 
 - Several INPUTs, or one folder of recordings, go to the folder OUTPUT, one output each (named
   after its input), on a pool of processes (--jobs, default every core), each streaming its own
-  recording. One progress line for the batch; a table at the end.
+  recording. One progress line for the batch; a table at the end. A lone run with a core to
+  spare writes its output from a second process (writer_process).
 - The exit status (also in --help): 0 written and /tf computed; 1 bad input or an error,
   nothing written; 2 written, but the description and the recording do not fit (no /tf, or
   moving joints the recording never names); 3 with --strict, written but the node would have
@@ -35,7 +36,6 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 from __future__ import annotations
 
 import argparse
-from concurrent.futures import as_completed, ProcessPoolExecutor
 from dataclasses import replace
 import os
 from pathlib import Path
@@ -96,12 +96,14 @@ def main(argv: list[str] | None = None) -> int:
     except BagInputError as error:
         print(f'{PROGRAM}: {error}', file=sys.stderr)
         return EXIT_FAILED
+    jobs = args.jobs or os.cpu_count() or 1
     try:
         if runs is None:
-            summary = run_bag(inputs[0], output, options)
+            # A lone run with a core to spare writes its output from a second process.
+            summary = run_bag(inputs[0], output, replace(options, writer_process=jobs > 1))
             _print_summary(summary)
             return summary.status
-        return _run_batch(runs, replace(options, live=False), args.jobs or os.cpu_count() or 1)
+        return _run_batch(runs, replace(options, live=False), jobs)
     except KeyboardInterrupt:
         print(f'{PROGRAM}: interrupted; no output written', file=sys.stderr, flush=True)
         _end_by_sigint()
@@ -177,7 +179,9 @@ def _parser() -> argparse.ArgumentParser:
                         help='exit with status 3 when the node would have warned (clamped, '
                              'NaN, unknown joints, ...), for CI over recordings')
     parser.add_argument('--jobs', type=int, metavar='N',
-                        help='runs at once, for several inputs (default: every core)')
+                        help='processes at once (default: every core): several inputs '
+                             'run N at a time; a lone one, with N above 1, writes its output '
+                             'from a second process')
     parser.add_argument('--storage', choices=('mcap', 'sqlite3'),
                         help="the output's storage (default: the input's; sqlite3 for ROS 1)")
     parser.add_argument('--distro', choices=DISTROS,
@@ -248,6 +252,8 @@ def _print_summary(summary: RunSummary) -> None:
 
 def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int) -> int:
     """Every run on a pool of `jobs` processes; the table; the worst status."""
+    from concurrent.futures import as_completed, ProcessPoolExecutor  # a batch's only
+
     terminal = sys.stderr.isatty()
     started = time.monotonic()
     summaries: dict[int, RunSummary] = {}

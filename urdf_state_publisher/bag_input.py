@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 import heapq
 from pathlib import Path
 import re
@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from urdf_state_publisher.bag_output import distro_of_version, DISTROS
+from urdf_state_publisher.bag_output import distro_of_version, DISTROS, output_typestore
 from urdf_state_publisher.ros1_wire import JointStateConverter
 
 __all__ = ['BagInputError', 'InputBag', 'InputTopic', 'open_bag', 'recordings_in']
@@ -143,10 +143,8 @@ class Rosbag2Input:
 
     def __init__(self, path: Path):
         from rosbags.rosbag2 import Reader, ReaderError
-        from rosbags.typesys import get_typestore, Stores
 
         self.path = path
-        self.typestore = get_typestore(Stores.ROS2_JAZZY)
         try:
             self._reader = Reader(path)
             self._reader.open()
@@ -171,6 +169,17 @@ class Rosbag2Input:
             named = information.get('ros_distro')
             self.distro = named if named in DISTROS else distro_of_version(
                 information['version'])
+
+    @cached_property
+    def typestore(self) -> Any:
+        """The types of a topic recorded without its definition (before Iron): Jazzy's.
+
+        Made only then: loading a distro's types costs a process as much as copying thousands
+        of messages.
+        """
+        from rosbags.typesys import get_typestore, Stores
+
+        return get_typestore(Stores.ROS2_JAZZY)
 
     def messages(self) -> Iterator[tuple[int, int, bytes]]:
         for connection, log_ns, raw in self._reader.messages():
@@ -201,7 +210,6 @@ class Rosbag1Input:
         except (ReaderError, OSError, ValueError, KeyError) as error:
             self.close()
             raise BagInputError(f'{file}: cannot read it as a ROS 1 bag ({error})') from None
-        ros2 = get_typestore(Stores.ROS2_JAZZY)
         self.typestore = get_typestore(Stores.EMPTY)
         types: dict[str, Any] = {}
         # One output topic per topic and type, whatever the number of recorders and files.
@@ -227,7 +235,7 @@ class Rosbag1Input:
                 latched[topic_id] = latched.get(topic_id, False) or bool(connection.ext.latching)
                 route[connection.id] = (topic_id, msgtype, connection.digest)
             routes.append(route)
-        types['std_msgs/msg/Header'] = ros2.fielddefs['std_msgs/msg/Header']
+        types['std_msgs/msg/Header'] = output_typestore().fielddefs['std_msgs/msg/Header']
         try:
             self.typestore.register(types)
         except TypesysError as error:

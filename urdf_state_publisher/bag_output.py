@@ -13,6 +13,10 @@ profiles a string of integers), then its metadata.yaml rewritten as version 5, w
 Humble does not know (custom_data, ros_distro, type_description_hash) and with `best_available`
 (Jazzy on) read as the system default. Its sqlite3 file (schema 4) is read by Humble by named
 columns, which ignore what schema 3 lacks. rosbags is imported only when a bag is written.
+
+The types the command writes itself are defined here, as ROS 2 defines them, and made into a
+typestore of their own: loading rosbags' store of a whole distro costs a process as much as
+copying thousands of messages.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from typing import Any
 
 import yaml
 
-__all__ = ['DISTROS', 'distro_of_version', 'open_writer', 'rosbag_qos', 'write_for_distro']
+__all__ = ['DISTROS', 'distro_of_version', 'open_writer', 'output_typestore', 'rosbag_qos',
+           'write_for_distro']
 
 # The metadata version each distro's `ros2 bag` writes, oldest distro first.
 METADATA_VERSIONS = {'humble': 5, 'jazzy': 9, 'kilted': 9, 'lyrical': 9}
@@ -33,6 +38,30 @@ _OLDEST_WRITTEN = 8
 # Humble's largest value of each QoS policy (rmw/types.h on humble); Jazzy added best_available
 # (reliability and durability 4, liveliness 5), read there as 0, the system default.
 _HUMBLE_LARGEST = {'history': 3, 'reliability': 3, 'durability': 3, 'liveliness': 4}
+# The messages the command writes and every type they hold, as their .msg files define them
+# (the same on every supported distro; constants only where the output's definition text
+# carries them).
+_DEFINITIONS = {
+    'builtin_interfaces/msg/Time': 'int32 sec\nuint32 nanosec',
+    'std_msgs/msg/Header': 'builtin_interfaces/Time stamp\nstring frame_id',
+    'std_msgs/msg/String': 'string data',
+    'geometry_msgs/msg/Vector3': 'float64 x\nfloat64 y\nfloat64 z',
+    'geometry_msgs/msg/Quaternion': 'float64 x\nfloat64 y\nfloat64 z\nfloat64 w',
+    'geometry_msgs/msg/Transform': 'geometry_msgs/Vector3 translation\n'
+                                   'geometry_msgs/Quaternion rotation',
+    'geometry_msgs/msg/TransformStamped': 'std_msgs/Header header\nstring child_frame_id\n'
+                                          'geometry_msgs/Transform transform',
+    'tf2_msgs/msg/TFMessage': 'geometry_msgs/TransformStamped[] transforms',
+    'sensor_msgs/msg/JointState': 'std_msgs/Header header\nstring[] name\n'
+                                  'float64[] position\nfloat64[] velocity\nfloat64[] effort',
+    'diagnostic_msgs/msg/KeyValue': 'string key\nstring value',
+    'diagnostic_msgs/msg/DiagnosticStatus': 'byte OK=0\nbyte WARN=1\nbyte ERROR=2\n'
+                                            'byte STALE=3\nbyte level\nstring name\n'
+                                            'string message\nstring hardware_id\n'
+                                            'diagnostic_msgs/KeyValue[] values',
+    'diagnostic_msgs/msg/DiagnosticArray': 'std_msgs/Header header\n'
+                                           'diagnostic_msgs/DiagnosticStatus[] status',
+}
 
 
 def distro_of_version(version: int) -> str:
@@ -55,6 +84,18 @@ def open_writer(path: Path, distro: str, storage: str) -> Any:
                     if storage == 'mcap' else StoragePlugin.SQLITE3)
     writer.open()
     return writer
+
+
+def output_typestore() -> Any:
+    """The types the command writes, as a rosbags Typestore that makes their definitions."""
+    from rosbags.typesys import get_types_from_msg, get_typestore, Stores
+
+    store = get_typestore(Stores.EMPTY)
+    types: dict[str, Any] = {}
+    for name, definition in _DEFINITIONS.items():
+        types.update(get_types_from_msg(definition, name))
+    store.register(types)
+    return store
 
 
 def write_for_distro(path: Path, distro: str) -> None:

@@ -27,7 +27,12 @@ from typing import Any, TextIO
 
 from urdf_state_publisher import qos
 from urdf_state_publisher.bag_input import BagInputError, open_bag
-from urdf_state_publisher.bag_output import open_writer, rosbag_qos, write_for_distro
+from urdf_state_publisher.bag_output import (
+    open_writer,
+    output_typestore,
+    rosbag_qos,
+    write_for_distro,
+)
 from urdf_state_publisher.cdr import MalformedMessage
 from urdf_state_publisher.description import read_description_file
 from urdf_state_publisher.description.messages import listing
@@ -46,6 +51,7 @@ from urdf_state_publisher.ros_arguments import parse_ros_arguments, RosArguments
 from urdf_state_publisher.source_topics import check_no_feedback, source_topics
 from urdf_state_publisher.tf_wire import read_tf_message, tf_message
 from urdf_state_publisher.unknown_parameters import unknown_parameters
+from urdf_state_publisher.writer_process import WriterProcess
 
 __all__ = ['BagError', 'check_paths', 'EXIT_FAILED', 'EXIT_FINDINGS', 'EXIT_OK', 'EXIT_UNFIT',
            'Finding', 'NameTally', 'run_bag', 'RunOptions', 'RunSummary']
@@ -73,6 +79,9 @@ class RunOptions:
     strict: bool = False  # the node's warnings fail the run (EXIT_FINDINGS)
     ros_args: tuple[str, ...] = ()
     live: bool = True  # the node's log and a progress line on stderr, as they come
+    # The output written by a process of its own (writer_process.py): for a run with a core
+    # to spare, as a lone run of the command has.
+    writer_process: bool = False
 
 
 @dataclass(frozen=True)
@@ -253,7 +262,8 @@ class BagRun:
         staging.mkdir(parents=True)
         complete = False
         try:
-            self.writer = open_writer(staging / output.name, self.distro, self.storage)
+            self.writer = (WriterProcess if self.options.writer_process else open_writer)(
+                staging / output.name, self.distro, self.storage)
             self._connections()
             self._process()
             self.writer.close()
@@ -264,6 +274,8 @@ class BagRun:
             (staging / output.name).rename(output)
             complete = True
         finally:
+            if not complete and isinstance(self.writer, WriterProcess):
+                self.writer.abort()  # before its files go
             shutil.rmtree(staging if complete or made is None else made, ignore_errors=True)
         return self._summary(output)
 
@@ -362,9 +374,7 @@ class BagRun:
 
     def _connections(self) -> None:
         """The output's connections: the node's topics with its QoS, then the input's."""
-        from rosbags.typesys import get_typestore, Stores
-
-        typestore = get_typestore(Stores.ROS2_JAZZY)
+        typestore = output_typestore()
         ours = {self.tf_topic: (TF_TYPE, qos.TF), self.tf_static_topic: (TF_TYPE, qos.LATCHED),
                 self.diagnostics_topic: ('diagnostic_msgs/msg/DiagnosticArray',
                                          qos.DIAGNOSTICS)}
@@ -377,12 +387,12 @@ class BagRun:
                                               offered_qos_profiles=[rosbag_qos(profile)])
             for topic, (msgtype, profile) in ours.items()}
         self.copies: dict[int, Any] = {}
-        known = self.input.typestore
         for recorded in self.input.topics:
             if recorded.topic in ours:
                 continue
-            msgdef, digest = recorded.msgdef, recorded.digest
+            msgdef, digest, known = recorded.msgdef, recorded.digest, None
             if not msgdef or not digest:
+                known = self.input.typestore
                 if recorded.msgtype not in known.types:
                     raise BagError(
                         f'{self.input_path}: topic {recorded.topic} ({recorded.msgtype}) '

@@ -19,7 +19,6 @@ import re
 from typing import Any
 from xml.etree.ElementTree import ParseError, TreeBuilder, XMLParser
 
-from urdf_state_publisher.description.lenient_xml import Finding, position, read_leniently
 from urdf_state_publisher.description.messages import quoted, shorten
 from urdf_state_publisher.description.source import Source
 from urdf_state_publisher.errors import DescriptionError
@@ -155,6 +154,10 @@ def parse_xml(text: str | bytes) -> tuple[Any, Source, str | None]:
         parsed = _parse_well_formed(text)
         if parsed is not None:
             return parsed
+    # Imported here: most descriptions are well-formed, and a process that only reads one (the
+    # bag command's) does not pay for compiling TinyXML2's grammar.
+    from urdf_state_publisher.description.lenient_xml import read_leniently
+
     reading = read_leniently(text, MAX_DEPTH)
     return (reading.root, Source(text, reading.root, reading.namespaces, reading.starts),
             _leniency(text, reading.findings))
@@ -177,8 +180,10 @@ def _parse_well_formed(text: str) -> tuple[Any, Source, None] | None:
     return root, Source(text, root, namespaces), None
 
 
-def _leniency(text: str, findings: list[Finding]) -> str | None:
+def _leniency(text: str, findings: list) -> str | None:
     """The one warning for a description read by TinyXML2's rules: its first finding, counted."""
+    from urdf_state_publisher.description.lenient_xml import position
+
     if not findings:
         return None
     line, column = position(text, findings[0].offset)
