@@ -13,6 +13,7 @@ from pathlib import Path
 import re
 import subprocess
 import sys
+import time
 
 from conftest import SAMPLE_URDF
 import numpy as np
@@ -325,3 +326,25 @@ def test_a_bag_recorded_without_definitions_is_copied_with_jazzys(tmp_path):
             if topic == '/joint_states'] == sent
     assert connections['/joint_states'].msgdef.data == STORE.generate_msgdef(
         'sensor_msgs/msg/JointState', ros_version=2)[0]
+
+
+def test_the_writer_process_ends_with_the_run_killed(tmp_path):
+    # A run killed outright (SIGKILL: no clean-up of its own) leaves no writer process behind.
+    script = ('import multiprocessing, sys, time\n'
+              'from urdf_state_publisher.writer_process import WriterProcess\n'
+              'writer = WriterProcess(sys.argv[1], "jazzy", "mcap")\n'
+              '[child] = multiprocessing.active_children()\n'
+              'print(child.pid, flush=True)\n'
+              'time.sleep(600)\n')
+    run = subprocess.Popen([sys.executable, '-c', script, str(tmp_path / 'out')],
+                           stdout=subprocess.PIPE, text=True)
+    writer = Path(f'/proc/{int(run.stdout.readline())}/status')
+    run.kill()
+    run.wait()
+    # No longer the test's grandchild: gone, or a zombie its new parent has not reaped. It
+    # ends as soon as it reads the end of the pipe; the minute is only how long to wait before
+    # failing.
+    deadline = time.monotonic() + 60
+    while writer.exists() and 'State:\tZ' not in writer.read_text():
+        assert time.monotonic() < deadline, 'the writer process outlived the run'
+        time.sleep(0.05)

@@ -38,7 +38,8 @@ class WriterProcess:
         # A fork: the writer needs nothing this process has not imported already.
         context = multiprocessing.get_context('fork')
         self._pipe, child = context.Pipe()
-        self._process = context.Process(target=_serve, args=(child, path, distro, storage),
+        self._process = context.Process(target=_serve,
+                                        args=(child, self._pipe, path, distro, storage),
                                         name='urdf_state_publisher_bag writer', daemon=True)
         self._process.start()
         child.close()
@@ -92,9 +93,12 @@ class WriterProcess:
             raise error or RuntimeError('the output writer process ended') from None
 
 
-def _serve(pipe: Any, path: Path, distro: str, storage: str) -> None:
+def _serve(pipe: Any, runs_end: Any, path: Path, distro: str, storage: str) -> None:
     """The writer process: batches in, one reply when closed (None, or what it raised)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The run's end of the pipe, which the fork copied: closed, so that the pipe ends (and this
+    # process with it) when the run's process goes, however it goes.
+    runs_end.close()
     try:
         writer = open_writer(path, distro, storage)
         connections = {}
