@@ -21,6 +21,7 @@ copying thousands of messages.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 import sqlite3
 from typing import Any
@@ -86,8 +87,12 @@ def open_writer(path: Path, distro: str, storage: str) -> Any:
     return writer
 
 
+@cache
 def output_typestore() -> Any:
-    """The types the command writes, as a rosbags Typestore that makes their definitions."""
+    """The types the command writes, as a rosbags Typestore that makes their definitions.
+
+    Made once per process and only read (a ROS 1 input borrows its Header).
+    """
     from rosbags.typesys import get_types_from_msg, get_typestore, Stores
 
     store = get_typestore(Stores.EMPTY)
