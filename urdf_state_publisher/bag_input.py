@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from urdf_state_publisher.bag_output import distro_of_version, DISTROS, output_typestore
+from urdf_state_publisher.bag_output import distro_of_version, DISTROS, HEADER
 from urdf_state_publisher.ros1_wire import JointStateConverter
 
 __all__ = ['BagInputError', 'InputBag', 'InputTopic', 'open_bag', 'recordings_in']
@@ -235,7 +235,7 @@ class Rosbag1Input:
                 latched[topic_id] = latched.get(topic_id, False) or bool(connection.ext.latching)
                 route[connection.id] = (topic_id, msgtype, connection.digest)
             routes.append(route)
-        types['std_msgs/msg/Header'] = output_typestore().fielddefs['std_msgs/msg/Header']
+        types.update(get_types_from_msg(HEADER, 'std_msgs/msg/Header'))
         try:
             self.typestore.register(types)
         except TypesysError as error:

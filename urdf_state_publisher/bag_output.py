@@ -14,21 +14,20 @@ Humble does not know (custom_data, ros_distro, type_description_hash) and with `
 (Jazzy on) read as the system default. Its sqlite3 file (schema 4) is read by Humble by named
 columns, which ignore what schema 3 lacks. rosbags is imported only when a bag is written.
 
-The types the command writes itself are defined here, as ROS 2 defines them, and made into a
-typestore of their own: loading rosbags' store of a whole distro costs a process as much as
-copying thousands of messages.
+The types the command writes itself are defined here (OUTPUT_TYPES), as rosbag2 records them:
+loading rosbags' store of a whole distro costs a process as much as copying thousands of
+messages.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 import sqlite3
 from typing import Any
 
 import yaml
 
-__all__ = ['DISTROS', 'distro_of_version', 'open_writer', 'output_typestore', 'rosbag_qos',
+__all__ = ['DISTROS', 'distro_of_version', 'HEADER', 'open_writer', 'OUTPUT_TYPES', 'rosbag_qos',
            'write_for_distro']
 
 # The metadata version each distro's `ros2 bag` writes, oldest distro first.
@@ -39,29 +38,52 @@ _OLDEST_WRITTEN = 8
 # Humble's largest value of each QoS policy (rmw/types.h on humble); Jazzy added best_available
 # (reliability and durability 4, liveliness 5), read there as 0, the system default.
 _HUMBLE_LARGEST = {'history': 3, 'reliability': 3, 'durability': 3, 'liveliness': 4}
-# The messages the command writes and every type they hold, as their .msg files define them
-# (the same on every supported distro; constants only where the output's definition text
-# carries them).
-_DEFINITIONS = {
-    'builtin_interfaces/msg/Time': 'int32 sec\nuint32 nanosec',
-    'std_msgs/msg/Header': 'builtin_interfaces/Time stamp\nstring frame_id',
-    'std_msgs/msg/String': 'string data',
-    'geometry_msgs/msg/Vector3': 'float64 x\nfloat64 y\nfloat64 z',
-    'geometry_msgs/msg/Quaternion': 'float64 x\nfloat64 y\nfloat64 z\nfloat64 w',
-    'geometry_msgs/msg/Transform': 'geometry_msgs/Vector3 translation\n'
-                                   'geometry_msgs/Quaternion rotation',
-    'geometry_msgs/msg/TransformStamped': 'std_msgs/Header header\nstring child_frame_id\n'
-                                          'geometry_msgs/Transform transform',
-    'tf2_msgs/msg/TFMessage': 'geometry_msgs/TransformStamped[] transforms',
-    'sensor_msgs/msg/JointState': 'std_msgs/Header header\nstring[] name\n'
-                                  'float64[] position\nfloat64[] velocity\nfloat64[] effort',
-    'diagnostic_msgs/msg/KeyValue': 'string key\nstring value',
-    'diagnostic_msgs/msg/DiagnosticStatus': 'byte OK=0\nbyte WARN=1\nbyte ERROR=2\n'
-                                            'byte STALE=3\nbyte level\nstring name\n'
-                                            'string message\nstring hardware_id\n'
-                                            'diagnostic_msgs/KeyValue[] values',
-    'diagnostic_msgs/msg/DiagnosticArray': 'std_msgs/Header header\n'
-                                           'diagnostic_msgs/DiagnosticStatus[] status',
+# The types the command writes and those they hold, as their .msg files define them (the same
+# on every supported distro).
+_TIME = 'int32 sec\nuint32 nanosec'
+HEADER = 'builtin_interfaces/Time stamp\nstring frame_id'
+_VECTOR3 = 'float64 x\nfloat64 y\nfloat64 z'
+_QUATERNION = 'float64 x\nfloat64 y\nfloat64 z\nfloat64 w'
+_TRANSFORM = 'geometry_msgs/Vector3 translation\ngeometry_msgs/Quaternion rotation'
+_TRANSFORM_STAMPED = ('std_msgs/Header header\nstring child_frame_id\n'
+                      'geometry_msgs/Transform transform')
+_KEY_VALUE = 'string key\nstring value'
+_STATUS = ('byte OK=0\nbyte WARN=1\nbyte ERROR=2\nbyte STALE=3\nbyte level\nstring name\n'
+           'string message\nstring hardware_id\ndiagnostic_msgs/KeyValue[] values')
+
+
+def _recorded(definition: str, *held: tuple[str, str]) -> str:
+    """A type's definition as rosbag2 records it: its own text, then each type it holds."""
+    return '\n'.join([definition, *(f'{"=" * 80}\nMSG: {name}\n{text}' for name, text in held)]
+                     ) + '\n'
+
+
+# Each type the command writes: its definition as recorded, and its RIHS01 hash (the hash of
+# its fields', and those of the types it holds, names and types; the same on every distro that
+# records one). Stated, not made: rosbags makes them only from a typestore, whose parser and
+# classes cost a process tens of milliseconds; the tests hold both to rosbags' Jazzy store.
+OUTPUT_TYPES = {
+    'tf2_msgs/msg/TFMessage': (
+        _recorded('geometry_msgs/TransformStamped[] transforms',
+                  ('geometry_msgs/TransformStamped', _TRANSFORM_STAMPED),
+                  ('std_msgs/Header', HEADER), ('builtin_interfaces/Time', _TIME),
+                  ('geometry_msgs/Transform', _TRANSFORM), ('geometry_msgs/Vector3', _VECTOR3),
+                  ('geometry_msgs/Quaternion', _QUATERNION)),
+        'RIHS01_e369d0f05a23ae52508854b66f6aa0437f3449d652e8cbf22d5abe85d020f087'),
+    'diagnostic_msgs/msg/DiagnosticArray': (
+        _recorded('std_msgs/Header header\ndiagnostic_msgs/DiagnosticStatus[] status',
+                  ('std_msgs/Header', HEADER), ('builtin_interfaces/Time', _TIME),
+                  ('diagnostic_msgs/DiagnosticStatus', _STATUS),
+                  ('diagnostic_msgs/KeyValue', _KEY_VALUE)),
+        'RIHS01_5a8a36efb05fb25070fa0fb3810290c0e6cd4862b54a8fb975a1ee8dc55a333e'),
+    'std_msgs/msg/String': (
+        _recorded('string data'),
+        'RIHS01_df668c740482bbd48fb39d76a70dfd4bd59db1288021743503259e948f6b1a18'),
+    'sensor_msgs/msg/JointState': (
+        _recorded('std_msgs/Header header\nstring[] name\nfloat64[] position\n'
+                  'float64[] velocity\nfloat64[] effort',
+                  ('std_msgs/Header', HEADER), ('builtin_interfaces/Time', _TIME)),
+        'RIHS01_a13ee3a330e346c9d87b5aa18d24e11690752bd33a0350f11c5882bc9179260e'),
 }
 
 
@@ -85,22 +107,6 @@ def open_writer(path: Path, distro: str, storage: str) -> Any:
                     if storage == 'mcap' else StoragePlugin.SQLITE3)
     writer.open()
     return writer
-
-
-@cache
-def output_typestore() -> Any:
-    """The types the command writes, as a rosbags Typestore that makes their definitions.
-
-    Made once per process and only read (a ROS 1 input borrows its Header).
-    """
-    from rosbags.typesys import get_types_from_msg, get_typestore, Stores
-
-    store = get_typestore(Stores.EMPTY)
-    types: dict[str, Any] = {}
-    for name, definition in _DEFINITIONS.items():
-        types.update(get_types_from_msg(definition, name))
-    store.register(types)
-    return store
 
 
 def write_for_distro(path: Path, distro: str) -> None:

@@ -29,7 +29,7 @@ from urdf_state_publisher import qos
 from urdf_state_publisher.bag_input import BagInputError, open_bag
 from urdf_state_publisher.bag_output import (
     open_writer,
-    output_typestore,
+    OUTPUT_TYPES,
     rosbag_qos,
     write_for_distro,
 )
@@ -374,7 +374,6 @@ class BagRun:
 
     def _connections(self) -> None:
         """The output's connections: the node's topics with its QoS, then the input's."""
-        typestore = output_typestore()
         ours = {self.tf_topic: (TF_TYPE, qos.TF), self.tf_static_topic: (TF_TYPE, qos.LATCHED),
                 self.diagnostics_topic: ('diagnostic_msgs/msg/DiagnosticArray',
                                          qos.DIAGNOSTICS)}
@@ -383,8 +382,9 @@ class BagRun:
         if self.description is not None:
             ours[self.description_topic] = ('std_msgs/msg/String', qos.LATCHED)
         self.out: dict[str, Any] = {
-            topic: self.writer.add_connection(topic, msgtype, typestore=typestore,
-                                              offered_qos_profiles=[rosbag_qos(profile)])
+            topic: self.writer.add_connection(
+                topic, msgtype, msgdef=OUTPUT_TYPES[msgtype][0], rihs01=OUTPUT_TYPES[msgtype][1],
+                offered_qos_profiles=[rosbag_qos(profile)])
             for topic, (msgtype, profile) in ours.items()}
         self.copies: dict[int, Any] = {}
         for recorded in self.input.topics:

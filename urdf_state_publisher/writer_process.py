@@ -13,7 +13,6 @@ ends when the run closes or aborts it, or when the run's process goes.
 
 from __future__ import annotations
 
-import multiprocessing
 from pathlib import Path
 import signal
 from typing import Any
@@ -35,6 +34,8 @@ class WriterProcess:
     """
 
     def __init__(self, path: Path, distro: str, storage: str):
+        import multiprocessing  # imported by the run that uses it: a batch's runs do not
+
         # A fork: the writer needs nothing this process has not imported already.
         context = multiprocessing.get_context('fork')
         self._pipe, child = context.Pipe()
@@ -50,7 +51,8 @@ class WriterProcess:
     def add_connection(self, topic: str, msgtype: str, *, typestore: Any = None,
                        msgdef: str | None = None, rihs01: str | None = None,
                        **settings: Any) -> int:
-        # The definition made here, as rosbags makes it: a typestore does not cross processes.
+        # The definition made here, as rosbags makes it from a typestore, which does not cross
+        # processes.
         if msgdef is None or rihs01 is None:
             msgdef, _ = typestore.generate_msgdef(msgtype, ros_version=2)
             rihs01 = typestore.hash_rihs01(msgtype)
