@@ -32,48 +32,52 @@ class JointStateConverter:
     def __init__(self) -> None:
         self._names_raw = b''  # the ROS 1 bytes from frame_id to the end of the names
         self._names_cdr = b''  # their CDR, from offset 8 (after the stamp)
-        # For the last counts of position, velocity and effort: where their bytes are, after
-        # the names, and the padding CDR puts before each piece.
-        self._counts = b''
-        self._pieces: list[tuple[bytes, int, int]] = []
+        # For the last counts of position, velocity and effort: each count's offset in the
+        # message and its bytes; the pieces of the message after the names, each with the
+        # padding CDR puts before it (the spans between paddings, merged); the size it needs.
+        self._counts: tuple[tuple[int, bytes], ...] = ()
+        self._pieces: tuple[tuple[bytes, slice], ...] = ()
+        self._end = 0
 
     def __call__(self, raw: bytes) -> bytes:
         """The CDR of one ROS 1 JointState; ValueError (struct.error) if it is cut short."""
         if not (self._names_raw and raw.startswith(self._names_raw, 12)):
             self._names_raw, self._names_cdr = self._convert_names(raw)
-            self._counts = b''
-        at = 12 + len(self._names_raw)
-        (first,) = unpack_from('<I', raw, at)
-        second_at = at + 4 + 8 * first
-        (second,) = unpack_from('<I', raw, second_at)
-        (third,) = unpack_from('<I', raw, second_at + 4 + 8 * second)
-        counts = pack('<3I', first, second, third)
-        if counts != self._counts:
-            self._counts, self._pieces = counts, self._layout(len(self._names_cdr), first,
-                                                              second, third)
-        if len(raw) < at + 12 + 8 * (first + second + third):
+            self._counts = ()
+        # Nearly always the counts of the last message, where they were: three comparisons.
+        counts = self._counts
+        if not (counts and raw.startswith(counts[0][1], counts[0][0])
+                and raw.startswith(counts[1][1], counts[1][0])
+                and raw.startswith(counts[2][1], counts[2][0])):
+            self._lay_out(raw)
+        if len(raw) < self._end:
             raise ValueError('a JointState cut short')
-        return b''.join([_CDR_LITTLE_ENDIAN, raw[4:12], self._names_cdr,
-                         *[padding + raw[at + start:at + end]
-                           for padding, start, end in self._pieces]])
+        parts = [_CDR_LITTLE_ENDIAN, raw[4:12], self._names_cdr]
+        for padding, span in self._pieces:
+            parts += (padding, raw[span])
+        return b''.join(parts)
 
-    @staticmethod
-    def _layout(names_length: int, *counts: int) -> list[tuple[bytes, int, int]]:
-        """Each piece after the names: its padding, and its bytes' span from the names' end."""
-        pieces = []
-        length = 8 + names_length  # the CDR offset reached
-        at = 0
-        for count in counts:  # position, velocity, effort
-            padding = -length % 4
-            pieces.append((_ZEROS[:padding], at, at + 4))
-            length += padding + 4
-            at += 4
-            if count:
-                padding = -length % 8
-                pieces.append((_ZEROS[:padding], at, at + 8 * count))
-                length += padding + 8 * count
-                at += 8 * count
-        return pieces
+    def _lay_out(self, raw: bytes) -> None:
+        """Where the numbers of `raw` are, and the padding CDR puts before each piece."""
+        at = 12 + len(self._names_raw)
+        counts, pieces = [], []
+        length = 8 + len(self._names_cdr)  # the CDR offset reached
+        for _ in range(3):  # position, velocity, effort
+            (count,) = unpack_from('<I', raw, at)
+            counts.append((at, raw[at:at + 4]))
+            for size, alignment in ((4, 4), (8 * count, 8)):
+                if not size:  # an empty sequence has no padding before its absent numbers
+                    continue
+                padding = -length % alignment
+                if padding or not pieces:
+                    pieces.append((_ZEROS[:padding], at, at + size))
+                else:  # follows the last piece in both: one span
+                    pieces[-1] = (pieces[-1][0], pieces[-1][1], at + size)
+                length += padding + size
+                at += size
+        self._counts = tuple(counts)
+        self._pieces = tuple((padding, slice(start, end)) for padding, start, end in pieces)
+        self._end = at
 
     @staticmethod
     def _convert_names(raw: bytes) -> tuple[bytes, bytes]:
