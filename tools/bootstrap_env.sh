@@ -136,6 +136,23 @@ step_venv() {
 step_ros() {
   pip_install -r "requirements/ros2-$distro.txt"
   rewrite_builder_paths
+  link_identical_libraries
+}
+
+# The ROS 2 wheels carry some shared libraries several times over: libfastrtps.so, .so.2.14 and
+# .so.2.14.5 are three copies (a wheel has no symbolic links), and each wheel's .libs folder has
+# its own copy of libcrypto and libssl. One file and hard links to it for the others: about
+# 60 MB less on disk, and nothing changes for the loader, which finds each by the same names.
+link_identical_libraries() {
+  local hash path
+  local -A first=()
+  while read -r hash path; do
+    if [[ -n ${first[$hash]:-} ]]; then
+      ln -f "${first[$hash]}" "$path"
+    else
+      first[$hash]=$path
+    fi
+  done < <(find "$venv" -type f -name '*.so*' -size +100k -print0 | xargs -0 -r sha256sum)
 }
 
 # The generators' CMake files carry the wheel builder's absolute paths to the Python and numpy
@@ -219,10 +236,15 @@ fi
 step venv "$(hash_of <(echo "$python"; "$python" --version))"
 if [[ $distro != none ]]; then
   step ros "$(hash_of "requirements/ros2-$distro.txt")"
+fi
+# pip installs the package, mostly waiting on the network, while tf2_msgs compiles.
+step package "$(hash_of setup.py setup.cfg package.xml)" &
+package_job=$!
+if [[ $distro != none ]]; then
   step tf2_msgs "$(hash_of "requirements/ros2-$distro.txt" interfaces/tf2_msgs/msg/*.msg \
     interfaces/tf2_msgs/CMakeLists.txt interfaces/tf2_msgs/package.xml)"
 fi
-step package "$(hash_of setup.py setup.cfg package.xml)"
+wait "$package_job" || exit 1  # its failure is reported by the step itself
 if [[ $level != demo ]]; then
   if [[ $distro != none ]]; then
     step composition_interfaces "$(hash_of "requirements/ros2-$distro.txt" \
