@@ -1,7 +1,8 @@
 # Development commands for a machine without a ROS 2 install (ROS 2 comes from PyPI).
 # In a ROS 2 workspace, use colcon instead (see README).
 #
-# One environment per combination, under .venv/ (tools/bootstrap_env.sh):
+# One environment per combination, under .venv/ (tools/bootstrap_env.sh); `make demo` installs
+# in it only what the demo runs, `make shell` what every command runs, the others everything:
 #   ROS_DISTRO=jazzy (default) | kilted     the ROS 2 wheels
 #   ROS_DISTRO=none                         no ROS: only the tests of the ROS-free layer
 #   PYTHON=python3 (default) | 3.10 | 3.12 | /path/to/python
@@ -9,6 +10,8 @@ ROS_DISTRO ?= jazzy
 PYTHON ?= python3
 export ROS_DISTRO PYTHON
 IN_ENV := bash tools/bootstrap_env.sh run
+IN_DEMO_ENV := bash tools/bootstrap_env.sh --for demo run
+IN_COMMANDS_ENV := bash tools/bootstrap_env.sh --for commands run
 # Without ROS only the modules marked ros_free are collected: the others import rclpy.
 ROS_FREE_ONLY := $(if $(filter none,$(ROS_DISTRO)),-m ros_free $(shell grep -l '^pytestmark = pytest.mark.ros_free' test/test_*.py))
 # test/ros_install needs launch_testing, which only a ROS 2 install has: `colcon test` runs it.
@@ -19,7 +22,7 @@ PYTEST_ARGS ?=
 DEMO_ARGS ?=
 BENCH_ARGS ?=
 
-.PHONY: env test test-long release-check recordings-check demo bench lint clean
+.PHONY: env test test-long release-check recordings-check demo shell bench lint clean
 
 env:  ## create or refresh the environment (fast when nothing changed)
 	@bash tools/bootstrap_env.sh
@@ -43,7 +46,10 @@ recordings-check:  ## urdf_state_publisher_bag on real recordings, against what 
 	@$(IN_ENV) python tools/recordings_check.py $(RECORDINGS)
 
 demo:  ## the node on the sample robot, with a live view in the terminal
-	@$(IN_ENV) python -m urdf_state_publisher.demo $(DEMO_ARGS)
+	@$(IN_DEMO_ENV) python -m urdf_state_publisher.demo $(DEMO_ARGS)
+
+shell:  ## a shell with the package's commands on PATH (exit to leave)
+	@$(IN_COMMANDS_ENV) bash --rcfile tools/shellrc
 
 bench:  ## the performance benchmark
 	@$(IN_ENV) python bench/benchmark.py $(BENCH_ARGS)

@@ -90,7 +90,7 @@ def test_transform_cache_chains_to_the_model_poses(model):
 
 def test_rate_meter():
     meter = RateMeter(window=2.0)
-    assert meter.rate(0.0) == 0.0 and meter.average() == 0.0
+    assert meter.rate(0.0) is None and meter.average() == 0.0  # nothing to measure yet
     for k in range(101):
         meter.tick(10.0 + k * 0.02)
     assert meter.count == 101
@@ -100,13 +100,40 @@ def test_rate_meter():
     assert meter.rate(12.0) == pytest.approx(101 / 2.0, abs=1e-12)
     assert meter.rate(12.99) == pytest.approx(51 / 2.0, abs=1e-12)
     assert meter.rate(20.0) == 0.0  # nothing in the last window
-    # Within the first window: over the time since the first message, but at least 0.5 s.
+    # Within the first window: over the time since the first message, once that is 0.5 s;
+    # before, no rate at all.
     early = RateMeter(window=2.0)
     for now in (100.0, 100.1, 100.2):
         early.tick(now)
-    assert early.rate(100.2) == pytest.approx(3 / 0.5, abs=1e-12)
+    assert early.rate(100.2) is None and early.rate(100.49) is None
+    assert early.rate(100.5) == pytest.approx(3 / 0.5, abs=1e-12)
     early.tick(101.0)
     assert early.rate(101.0) == pytest.approx(4 / 1.0, abs=1e-12)
+
+
+def test_a_rate_not_yet_measured_is_shown_as_such_never_as_0_hz(model):
+    from urdf_state_publisher.demo import NOT_MEASURED, Rates
+
+    tf, tf_static, joint_states = RateMeter(), RateMeter(), RateMeter()
+    # The first screens: nothing received yet; then one message of each, just now.
+    screens = [render_view(model, TransformCache(),
+                           Rates.at(1.0, tf, tf_static, joint_states), 1.0)]
+    for meter in (tf, tf_static, joint_states):
+        meter.tick(2.0)
+    screens.append(render_view(model, TransformCache(),
+                               Rates.at(2.1, tf, tf_static, joint_states), 2.1))
+    for view in screens:
+        header, rates = view.splitlines()[:2]
+        assert 'Hz' not in header and 'Hz' not in rates, view
+        assert header.count(NOT_MEASURED) == 2 and rates.count(NOT_MEASURED) == 3, view
+    # Measured, a rate is in Hz: 1 message in the 1 s since it came, and a true 0.0 Hz once
+    # nothing came for a whole window.
+    measured = render_view(model, TransformCache(),
+                           Rates.at(3.0, tf, tf_static, joint_states), 3.0)
+    assert '(8 moving joints, 1.0 Hz)' in measured and NOT_MEASURED not in measured
+    stopped = render_view(model, TransformCache(),
+                          Rates.at(10.0, tf, tf_static, joint_states), 10.0)
+    assert '/tf 0.0 Hz (1 message)' in stopped
 
 
 def test_view_and_summary_show_what_was_received(model):
@@ -123,7 +150,7 @@ def test_view_and_summary_show_what_was_received(model):
     view = render_view(model, cache, Rates(tf=50.0, tf_count=10), 1.0)
     header = view.splitlines()[0]
     assert header.startswith('urdf_state_publisher demo: node publishing sample_arm on /tf '
-                             '(8 moving joints at 50.0 Hz) and /tf_static (5 fixed frames + 2 '
+                             '(8 moving joints, 50.0 Hz) and /tf_static (5 fixed frames + 2 '
                              'sensors)')
     assert 'frames seen 16/16' in view
     assert '28.6°' in view                  # elbow_joint at 0.5 rad

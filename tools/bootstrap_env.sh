@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# The development environment for a machine without a ROS install: a virtual environment with
-# ROS 2 from PyPI, the interface packages PyPI lacks (tf2_msgs, composition_interfaces) generated
-# from interfaces/, this package (editable) and its test tools. A ROS 2 workspace uses colcon
-# instead (README).
+# The environment for a machine without a ROS install: a virtual environment with ROS 2 from
+# PyPI, the interface packages PyPI lacks (tf2_msgs, composition_interfaces) generated from
+# interfaces/, this package (editable) and, for the tests, its test tools. A ROS 2 workspace
+# uses colcon instead (README).
 #
-#   tools/bootstrap_env.sh              create or refresh the environment
-#   tools/bootstrap_env.sh run CMD ...  the same, then run CMD inside it
-#   tools/bootstrap_env.sh path         print the environment's folder
+#   tools/bootstrap_env.sh [--for LEVEL]              create or refresh the environment
+#   tools/bootstrap_env.sh [--for LEVEL] run CMD ...  the same, then run CMD inside it
+#   tools/bootstrap_env.sh path                       print the environment's folder
+#
+# LEVEL is how much is installed, each level all of the one before:
+#   demo      what `make demo` runs: ROS 2, tf2_msgs, this package
+#   commands  what every command of the package runs (`make shell`): also
+#             composition_interfaces (the container) and the 'bag' extra (rosbags)
+#   tests     (the default) also the test, lint, documentation and release tools
+#             (requirements/dev.txt)
+# A level's steps are added to the same environment: going up installs only what is missing.
 #
 # Chosen by two variables, one environment per combination under .venv/, so switching
 # rebuilds nothing:
@@ -23,6 +31,11 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 distro=${ROS_DISTRO:-jazzy}
 current_step=checks
+level=tests
+if [[ ${1:-} == --for ]]; then
+  level=${2:-}
+  shift 2 || true
+fi
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
@@ -47,6 +60,8 @@ advice() {
       'reachable' ;;
     package) echo "pip could not install this package in editable mode (output above): check" \
       'setup.py and setup.cfg' ;;
+    bag) echo "pip could not install this package's 'bag' extra (output above): check that" \
+      'PyPI is reachable' ;;
   esac
 }
 
@@ -54,6 +69,11 @@ on_error() {
   fail "step '$current_step' (exit status $1 at ${BASH_SOURCE[0]}:$2)" "$(advice)"
 }
 trap 'on_error $? $LINENO' ERR
+
+case $level in
+  demo | commands | tests) ;;
+  *) fail "--for '$level': not a level" 'use --for demo, --for commands or --for tests' ;;
+esac
 
 case $distro in
   jazzy | kilted | none) ;;
@@ -116,6 +136,23 @@ step_venv() {
 step_ros() {
   pip_install -r "requirements/ros2-$distro.txt"
   rewrite_builder_paths
+  link_identical_libraries
+}
+
+# The ROS 2 wheels carry some shared libraries several times over: libfastrtps.so, .so.2.14 and
+# .so.2.14.5 are three copies (a wheel has no symbolic links), and each wheel's .libs folder has
+# its own copy of libcrypto and libssl. One file and hard links to it for the others: about
+# 60 MB less on disk, and nothing changes for the loader, which finds each by the same names.
+link_identical_libraries() {
+  local hash path
+  local -A first=()
+  while read -r hash path; do
+    if [[ -n ${first[$hash]:-} ]]; then
+      ln -f "${first[$hash]}" "$path"
+    else
+      first[$hash]=$path
+    fi
+  done < <(find "$venv" -type f -name '*.so*' -size +100k -print0 | xargs -0 -r sha256sum)
 }
 
 # The generators' CMake files carry the wheel builder's absolute paths to the Python and numpy
@@ -155,6 +192,7 @@ generate_interfaces() {
       -DBUILD_TESTING=OFF > cmake.log 2>&1 || { cat cmake.log >&2; exit 1; }
     make -j"$(nproc)" install > make.log 2>&1 || { tail -50 make.log >&2; exit 1; }
   )
+  rm -rf "$build"  # kept only when the build fails, for its logs
 }
 
 step_tf2_msgs() {
@@ -177,6 +215,11 @@ step_package() {
   pip_install -e .
 }
 
+# The optional dependencies of urdf_state_publisher_bag, as setup.py lists them.
+step_bag() {
+  pip_install -e '.[bag]'
+}
+
 if [[ $distro != none ]]; then
   # The tools that build tf2_msgs; a bare Debian machine may lack them.
   for tool in cmake make g++; do
@@ -193,14 +236,27 @@ fi
 step venv "$(hash_of <(echo "$python"; "$python" --version))"
 if [[ $distro != none ]]; then
   step ros "$(hash_of "requirements/ros2-$distro.txt")"
+fi
+# pip installs the package, mostly waiting on the network, while tf2_msgs compiles.
+step package "$(hash_of setup.py setup.cfg package.xml)" &
+package_job=$!
+if [[ $distro != none ]]; then
   step tf2_msgs "$(hash_of "requirements/ros2-$distro.txt" interfaces/tf2_msgs/msg/*.msg \
     interfaces/tf2_msgs/CMakeLists.txt interfaces/tf2_msgs/package.xml)"
-  step composition_interfaces "$(hash_of "requirements/ros2-$distro.txt" \
-    interfaces/composition_interfaces/srv/*.srv interfaces/composition_interfaces/CMakeLists.txt \
-    interfaces/composition_interfaces/package.xml)"
 fi
-step dev "$(hash_of requirements/dev.txt)"
-step package "$(hash_of setup.py setup.cfg package.xml)"
+wait "$package_job" || exit 1  # its failure is reported by the step itself
+if [[ $level != demo ]]; then
+  if [[ $distro != none ]]; then
+    step composition_interfaces "$(hash_of "requirements/ros2-$distro.txt" \
+      interfaces/composition_interfaces/srv/*.srv \
+      interfaces/composition_interfaces/CMakeLists.txt \
+      interfaces/composition_interfaces/package.xml)"
+  fi
+  step bag "$(hash_of setup.py)"
+fi
+if [[ $level == tests ]]; then
+  step dev "$(hash_of requirements/dev.txt)"
+fi
 
 if [[ ${1:-} == run ]]; then
   shift

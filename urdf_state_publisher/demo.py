@@ -52,7 +52,7 @@ SAMPLE_FILE = 'sample_arm.urdf'
 TTY_PERIOD_S = 0.2        # redraw rate on a terminal
 SNAPSHOT_PERIOD_S = 1.0   # one plain snapshot per second when the output is a file or a pipe
 RATE_WINDOW_S = 2.0       # live rates are averaged over this window
-MIN_RATE_SPAN_S = 0.5     # ... but not over less than this, right after the first message
+MIN_RATE_SPAN_S = 0.5     # no rate is shown until this long after the first message
 STOP_TIMEOUT_S = 5.0      # SIGINT, then this long, then SIGKILL
 STARTUP_TIMEOUT_S = 30.0  # give up when nothing arrives on /tf for this long after the start
 LIMIT_TOLERANCE = 1e-6
@@ -108,13 +108,17 @@ class RateMeter:
         while self._recent and self._recent[0] < now - self._window:
             self._recent.popleft()
 
-    def rate(self, now: float) -> float:
-        """Messages per second over the last `window` seconds (or since the first message)."""
+    def rate(self, now: float) -> float | None:
+        """Messages per second over the last `window` seconds (or since the first message).
+
+        None while there is nothing to measure: before the first message and for
+        MIN_RATE_SPAN_S after it.
+        """
         while self._recent and self._recent[0] < now - self._window:
             self._recent.popleft()
-        if self.first is None:
-            return 0.0
-        return len(self._recent) / max(min(self._window, now - self.first), MIN_RATE_SPAN_S)
+        if self.first is None or now - self.first < MIN_RATE_SPAN_S:
+            return None
+        return len(self._recent) / min(self._window, now - self.first)
 
     def average(self) -> float:
         """Messages per second between the first and the last message (0 with fewer than 2)."""
@@ -184,14 +188,32 @@ def joint_value(joint: Joint, pose: Pose) -> float | None:
 
 @dataclass(frozen=True)
 class Rates:
-    """The measured rates, in Hz, and message counts of the topics the demo watches."""
+    """The rates, in Hz, and message counts of the topics the demo watches.
 
-    tf: float = 0.0
+    A rate is None until it is measured (RateMeter.rate).
+    """
+
+    tf: float | None = None
     tf_count: int = 0
-    tf_static: float = 0.0
+    tf_static: float | None = None
     tf_static_count: int = 0
-    joint_states: float = 0.0
+    joint_states: float | None = None
     joint_states_count: int = 0
+
+    @classmethod
+    def at(cls, now: float, tf: RateMeter, tf_static: RateMeter,
+           joint_states: RateMeter) -> Rates:
+        """What the three meters say at `now` (monotonic seconds)."""
+        return cls(tf.rate(now), tf.count, tf_static.rate(now), tf_static.count,
+                   joint_states.rate(now), joint_states.count)
+
+
+NOT_MEASURED = 'measuring…'
+
+
+def rate_text(rate: float | None) -> str:
+    """A rate as shown: in Hz once measured, NOT_MEASURED before."""
+    return NOT_MEASURED if rate is None else f'{rate:.1f} Hz'
 
 
 def expected_frames(model: RobotModel) -> tuple[str, ...]:
@@ -202,9 +224,9 @@ def expected_frames(model: RobotModel) -> tuple[str, ...]:
 def header(model: RobotModel, rates: Rates) -> str:
     """The line that says what the viewer is looking at."""
     return (f'urdf_state_publisher demo: node publishing {model.name} on /tf '
-            f'({len(model.movable_joints)} moving joints at {rates.tf:.1f} Hz) and /tf_static '
+            f'({len(model.movable_joints)} moving joints, {rate_text(rates.tf)}) and /tf_static '
             f'({len(model.fixed_joints)} fixed frames + {len(model.sensors)} sensors); '
-            f'motion source publishing joint_states at {rates.joint_states:.1f} Hz; '
+            f'motion source publishing joint_states, {rate_text(rates.joint_states)}; '
             'Ctrl-C to quit')
 
 
@@ -259,9 +281,10 @@ def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed:
     seen = sum(1 for f in expected if cache.pose_in(f, model.root) is not None)
     lines = [
         header(model, rates),
-        f'after {elapsed:.1f} s: /tf {rates.tf:.1f} Hz ({_plural(rates.tf_count, "message")}), '
-        f'/tf_static {rates.tf_static:.1f} Hz ({_plural(rates.tf_static_count, "message")}, '
-        f'latched), joint_states {rates.joint_states:.1f} Hz '
+        f'after {elapsed:.1f} s: /tf {rate_text(rates.tf)} '
+        f'({_plural(rates.tf_count, "message")}), /tf_static {rate_text(rates.tf_static)} '
+        f'({_plural(rates.tf_static_count, "message")}, latched), joint_states '
+        f'{rate_text(rates.joint_states)} '
         f'({_plural(rates.joint_states_count, "message")}); frames seen {seen}/{len(expected)} '
         '(connected to the root)',
         f'Poses: each frame in root frame {model.root!r}, chained from the transforms received '
@@ -361,8 +384,7 @@ class Viewer(Node):
 
     def rates(self, now: float) -> Rates:
         """The live rates at `now` (monotonic seconds)."""
-        return Rates(self.tf.rate(now), self.tf.count, self.tf_static.rate(now),
-                     self.tf_static.count, self.joint_states.rate(now), self.joint_states.count)
+        return Rates.at(now, self.tf, self.tf_static, self.joint_states)
 
 
 # prctl(2): have the kernel send a signal to this process when its parent dies.
