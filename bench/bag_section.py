@@ -6,7 +6,7 @@ copying the same bag, every record read and written, measured in the same run. T
 recording as a ROS 1 bag (each message converted to CDR on the way) is run in the default
 configuration, its output MCAP too. The command runs as a lone run does, its output written by
 a second process (writer_process); as processes, it is also run with --jobs 1, in one. Runs
-alternate, best of three. The bags are in memory (a tmpfs, /dev/shm, where the machine has
+alternate, best of five. The bags are in memory (a tmpfs, /dev/shm, where the machine has
 one): on a disk the time to write grows with the bytes written, and the command writes more
 than the copy, its /tf. Peak memory (the process's high-water mark, plus its writer process's
 when it has one) is read in a fresh process per bag, for the bag and for one ten times longer:
@@ -32,7 +32,7 @@ import urdf_state_publisher
 RATE_HZ = 500
 BILLION = 1_000_000_000
 START_NS = 1_700_000_000 * BILLION
-ROUNDS = 3
+ROUNDS = 5
 # The command and the floor, each in a process of its own: what its main loop costs, and the
 # peak RSS of the whole process.
 RUN = r"""
