@@ -577,9 +577,23 @@ def test_without_rosbags_it_says_how_to_install_it(tmp_path):
          'from urdf_state_publisher.bag import main; sys.exit(main())', 'in', 'out'],
         capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
+    # The tests run in a virtual environment: its own pip.
     assert result.stderr.strip() == (
-        'urdf_state_publisher_bag: needs the rosbags package: pip install rosbags; ROS 2 '
-        'packages do not ship it, its rosdep key is a pip key')
+        'urdf_state_publisher_bag: needs the rosbags package, which ROS 2 packages do not '
+        f'ship; for this Python: {sys.executable} -m pip install rosbags '
+        '(doc/recorded-data.md, "Installing rosbags")')
+
+
+@pytest.mark.parametrize('row, managed', [('a ROS 2 install on Ubuntu 24.04', True),
+                                          ('a ROS 2 install on Ubuntu 22.04', False)])
+def test_a_system_pythons_install_command_is_the_recorded_data_pages(row, managed):
+    from urdf_state_publisher.bag import install_command
+
+    # The page's table row for the platform: the command it gives for its python3, whose
+    # Python is marked as managed by the distribution on 24.04 (PEP 668) and not on 22.04.
+    [line] = [line for line in DOC.read_text(encoding='utf-8').splitlines()
+              if line.startswith(f'| {row}')]
+    assert install_command('python3', False, managed) == line.split('|')[2].split('`')[1]
 
 
 # The Recorded data page's blocks --------------------------------------------------------------

@@ -56,11 +56,9 @@ from urdf_state_publisher.bag_run import (
     RunSummary,
 )
 
-__all__ = ['main']
+__all__ = ['install_command', 'main']
 
 PROGRAM = 'urdf_state_publisher_bag'
-INSTALL_HINT = ('pip install rosbags; ROS 2 packages do not ship it, its rosdep key is a pip '
-                'key')
 EXIT_STATUS = ('exit status: 0 the output was written and /tf computed; 1 bad input or an '
                'error, nothing written; 2 written, but the description and the recording do '
                'not fit (no /tf at all, or moving joints the recording never names); 3 with '
@@ -82,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import rosbags  # noqa: F401 - asked for here to say how to install it
     except ImportError:
-        print(f'{PROGRAM}: needs the rosbags package: {INSTALL_HINT}', file=sys.stderr)
+        print(f'{PROGRAM}: needs the rosbags package, which ROS 2 packages do not ship; for '
+              f'this Python: {install_command(*_this_python())} (doc/recorded-data.md, '
+              '"Installing rosbags")', file=sys.stderr)
         return EXIT_FAILED
     options = RunOptions(
         description=(args.description, *args.xacro_args) if args.description else (),
@@ -107,6 +107,30 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f'{PROGRAM}: interrupted; no output written', file=sys.stderr, flush=True)
         _end_by_sigint()
+
+
+def install_command(python: str, in_virtual_environment: bool, externally_managed: bool
+                    ) -> str:
+    """The command that installs rosbags for `python`, as the Recorded data page gives it.
+
+    A virtual environment's own pip; else the user's site-packages, which a distribution that
+    manages its Python (PEP 668: Ubuntu 24.04, Debian 12) is told is meant.
+    """
+    if in_virtual_environment:
+        return f'{python} -m pip install rosbags'
+    flag = ' --break-system-packages' if externally_managed else ''
+    return f'{python} -m pip install --user{flag} rosbags'
+
+
+def _this_python() -> tuple[str, bool, bool]:
+    """This interpreter; whether it is a virtual environment's; whether it is managed.
+
+    Managed by the distribution: its standard library has an EXTERNALLY-MANAGED file (PEP 668).
+    """
+    import sysconfig
+
+    marker = Path(sysconfig.get_path('stdlib')) / 'EXTERNALLY-MANAGED'
+    return sys.executable, sys.prefix != sys.base_prefix, marker.exists()
 
 
 def _end_by_sigint() -> NoReturn:
