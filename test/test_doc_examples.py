@@ -65,7 +65,7 @@ EXAMPLES = {
         THIS + 'test_the_warning_of_a_description_that_is_not_xml_is_as_shown',
     ('urdf.md', 'robot description line 12, column 3: the end tag </jiont>'):
         THIS + 'test_the_refusal_of_a_mismatched_end_tag_is_as_shown',
-    ('urdf.md', 'python tools/differential_corpus.py write /tmp/corpus pr2=pr2.urdf'):
+    ('development.md', 'python tools/differential_corpus.py write /tmp/corpus pr2=pr2.urdf'):
         'test_lenient_xml.py::test_the_corpus_tool_writes_and_compares (on the bundled '
         "robots, with urdfdom's recorded results: urdfdom is built beside the project, from "
         'its sources, not here)',

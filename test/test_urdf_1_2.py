@@ -2,8 +2,9 @@
 shape checks; each rule also in a 1.1 document, which reads as before.
 
 The rules come from ros/urdfdom 6.0.0 (PRs #212, #249 and #242) and ros/urdfdom_headers 3.0.0
-(PRs #83 and #95): doc/urdf.md has the table. Expected values are written here
-by hand or read from the XML with ElementTree, never from the package's reader.
+(PRs #83 and #95): doc/urdf.md has the rules, doc/development.md where each comes from.
+Expected values are written here by hand or read from the XML with ElementTree, never from
+the package's reader.
 """
 
 import math
