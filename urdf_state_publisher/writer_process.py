@@ -70,14 +70,18 @@ class WriterProcess:
         """Write what is left and close the bag; raise what the writer raised."""
         self._hand_over()
         self._send(None)
-        error = self._pipe.recv()
+        try:
+            error = self._pipe.recv()
+        except EOFError:  # killed (out of memory, a signal) before it could say anything
+            error = RuntimeError('the output writer process ended before closing the bag')
         self._process.join()
         if error is not None:
             raise error
 
     def abort(self) -> None:
         """Stop writing at once (the run is given up and its output removed)."""
-        self._process.kill()
+        if self._process.is_alive():
+            self._process.kill()
         self._process.join()
 
     def _hand_over(self) -> None:
