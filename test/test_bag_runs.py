@@ -236,21 +236,32 @@ def read_output(path: Path) -> tuple[list, dict]:
         reader.close()
 
 
-def test_a_run_written_from_a_second_process_writes_the_same_bag(tmp_path, monkeypatch):
-    from urdf_state_publisher import writer_process
-    from urdf_state_publisher.bag_run import run_bag, RunOptions
+def python_script(script: str, *arguments) -> subprocess.CompletedProcess:
+    """`script` run by a Python of its own.
 
-    # Batches of a few messages: many hand-overs, and a last one that is not full.
-    monkeypatch.setattr(writer_process, 'BATCH_BYTES', 2_000)
+    A process that forks should have no other thread; the suite's may, from rclpy's tests.
+    """
+    return subprocess.run([sys.executable, '-c', script, *map(str, arguments)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_run_written_from_a_second_process_writes_the_same_bag(tmp_path):
     bag = write_states(tmp_path / 'run', seconds=2.0,
                        value=lambda k, t: [0.02 + 0.01 * np.sin(t + j) for j in range(6)])
-    options = RunOptions(description=(str(SAMPLE_URDF),), live=False)
+    # Batches of a few messages: many hand-overs, and a last one that is not full.
+    script = ('import sys\n'
+              'from urdf_state_publisher import writer_process\n'
+              'from urdf_state_publisher.bag_run import run_bag, RunOptions\n'
+              'writer_process.BATCH_BYTES = 2_000\n'
+              'bag, out, description, second_process = sys.argv[1:]\n'
+              'summary = run_bag(bag, out, RunOptions(description=(description,), live=False,\n'
+              '                  writer_process=second_process == "True"))\n'
+              'sys.exit(summary.status)\n')
     written = {}
     for second_process in (False, True):
         out = tmp_path / f'out_{second_process}'
-        summary = run_bag(bag, out, RunOptions(**{**options.__dict__,
-                                                  'writer_process': second_process}))
-        assert summary.status == 0, summary
+        result = python_script(script, bag, out, SAMPLE_URDF, second_process)
+        assert result.returncode == 0, result.stderr
         written[second_process] = read_output(out)
     (alone, alone_connections), (split, split_connections) = written[False], written[True]
     assert len(alone) > 200 and {t for t, _, _ in alone} >= {'/tf', '/joint_states'}
@@ -260,26 +271,30 @@ def test_a_run_written_from_a_second_process_writes_the_same_bag(tmp_path, monke
         topic: (c.msgtype, c.msgdef, c.digest, c.ext) for topic, c in alone_connections.items()}
 
 
-def test_what_the_writer_process_raises_the_run_raises(tmp_path, monkeypatch):
-    import multiprocessing
-
-    from rosbags.rosbag2 import WriterError
-
-    from urdf_state_publisher import writer_process
-
-    monkeypatch.setattr(writer_process, 'BATCH_BYTES', 100)
-    writer = writer_process.WriterProcess(tmp_path / 'out', 'jazzy', 'mcap')
-    first = writer.add_connection('/a', 'std_msgs/msg/String', msgdef='string data',
-                                  rihs01='RIHS01_' + '0' * 64)
-    # rosbags refuses a connection added twice: the writer process stops there, while this
-    # one goes on handing over messages until it finds out.
-    writer.add_connection('/a', 'std_msgs/msg/String', msgdef='string data',
-                          rihs01='RIHS01_' + '0' * 64)
-    with pytest.raises(WriterError, match='only be added once'):
-        for k in range(100_000):
-            writer.write(first, k, bytes(200))
-        writer.close()
-    assert not multiprocessing.active_children()
+def test_what_the_writer_process_raises_the_run_raises(tmp_path):
+    # rosbags refuses a connection added twice: the writer process stops there, while the run
+    # goes on handing over messages until it finds out, and raises what the writer raised.
+    script = ('import multiprocessing, sys\n'
+              'from rosbags.rosbag2 import WriterError\n'
+              'from urdf_state_publisher import writer_process\n'
+              'writer_process.BATCH_BYTES = 100\n'
+              'writer = writer_process.WriterProcess(sys.argv[1], "jazzy", "mcap")\n'
+              'hash = "RIHS01_" + "0" * 64\n'
+              'first = writer.add_connection("/a", "std_msgs/msg/String", msgdef="string data",\n'
+              '                              rihs01=hash)\n'
+              'writer.add_connection("/a", "std_msgs/msg/String", msgdef="string data",\n'
+              '                      rihs01=hash)\n'
+              'try:\n'
+              '    for k in range(100_000):\n'
+              '        writer.write(first, k, bytes(200))\n'
+              '    writer.close()\n'
+              'except WriterError as error:\n'
+              '    left = len(multiprocessing.active_children())\n'
+              '    print(f"raised: {error}; writers left: {left}")\n')
+    result = python_script(script, tmp_path / 'out')
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith('raised: Connection can only be added once')
+    assert result.stdout.rstrip().endswith('writers left: 0')
 
 
 def test_the_outputs_own_types_are_defined_as_jazzy_defines_them(tmp_path):
