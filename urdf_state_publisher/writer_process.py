@@ -92,11 +92,15 @@ class WriterProcess:
     def _send(self, batch: list[tuple] | None) -> None:
         try:
             self._pipe.send(batch)
+            return
         except (BrokenPipeError, ConnectionResetError):
-            # The writer stopped: it sent why before it went.
-            error = self._pipe.recv() if self._pipe.poll() else None
-            self._process.join()
-            raise error or RuntimeError('the output writer process ended') from None
+            pass
+        # The writer stopped: it sent why before it went. Raised out of the handler, so that the
+        # failed send's frames are not kept as the error's context: they hold a view of the
+        # pickled batch's buffer, and Python 3.12 crashes at exit freeing the two out of order.
+        error = self._pipe.recv() if self._pipe.poll() else None
+        self._process.join()
+        raise error or RuntimeError('the output writer process ended')
 
 
 def _serve(pipe: Any, runs_end: Any, path: Path, distro: str, storage: str) -> None:
