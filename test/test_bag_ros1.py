@@ -202,6 +202,39 @@ def test_every_message_is_converted_as_rosbags_convert_converts_it(tmp_path):
         assert (opening.width, opening.fingers) == (0.0, ['left', 'right'])
 
 
+@pytest.mark.parametrize('second_process', [False, True], ids=['one-process', 'writer-process'])
+def test_a_message_that_cannot_be_converted_is_named_and_nothing_is_written(tmp_path,
+                                                                          second_process):
+    # On a topic only copied: with a writer process, that process reads it, not the run.
+    writer = Writer1(tmp_path / 'run.bag')
+    writer.open()
+    text, md5 = ros1_definition('sensor_msgs/msg/JointState')
+    joints = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState', msgdef=text,
+                                   md5sum=md5)
+    text, md5 = ros1_definition('std_msgs/msg/String')
+    notes = writer.add_connection('/notes', 'std_msgs/msg/String', msgdef=text, md5sum=md5)
+    for k in range(50):
+        ns = START_NS + k * 20_000_000
+        writer.write(joints, ns, bytes(ROS1.serialize_ros1(joint_state(ns, k),
+                                                           'sensor_msgs/msg/JointState')))
+    writer.write(notes, START_NS + 500_000_000, b'\x01')  # not even a string's length
+    writer.close()
+    script = ('import sys\n'
+              'from urdf_state_publisher.bag_run import run_bag, RunOptions\n'
+              'bag, out, description, second_process = sys.argv[1:]\n'
+              'summary = run_bag(bag, out, RunOptions(description=(description,), live=False,\n'
+              '                  writer_process=second_process == "True"))\n'
+              'print(summary.status, summary.error)\n')
+    result = subprocess.run([sys.executable, '-c', script, str(tmp_path / 'run.bag'),
+                             str(tmp_path / 'out'), str(SAMPLE_URDF), str(second_process)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    [line] = result.stdout.splitlines()
+    assert line.startswith(f'1 {tmp_path / "run.bag"}: the message on /notes at log time '
+                           f'{START_NS + 500_000_000} ns is not a std_msgs/msg/String')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['run.bag']
+
+
 def test_a_split_recording_is_read_as_one(tmp_path):
     folder = tmp_path / 'split'
     folder.mkdir()

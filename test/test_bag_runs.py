@@ -9,6 +9,7 @@ joint or nothing; options go anywhere.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 import re
 import subprocess
@@ -245,27 +246,91 @@ def python_script(script: str, *arguments) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
-def test_a_run_written_from_a_second_process_writes_the_same_bag(tmp_path):
-    bag = write_states(tmp_path / 'run', seconds=2.0,
-                       value=lambda k, t: [0.02 + 0.01 * np.sin(t + j) for j in range(6)])
-    # Batches of a few messages: many hand-overs, and a last one that is not full.
-    script = ('import sys\n'
+def write_recording(path: Path, storage: str) -> Path:
+    """A recording with a topic of each role (bag_routing.Role): joint states for 2 s, a topic
+    only copied (at 30 Hz, for 3.5 s: on after the joint states stop), recorded /tf of the
+    robot's frames and of another's, another node's diagnostics."""
+    writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP if storage == 'mcap'
+                    else StoragePlugin.SQLITE3)
+    writer.open()
+    states = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState',
+                                   typestore=STORE)
+    notes = writer.add_connection('/notes', 'std_msgs/msg/String', typestore=STORE)
+    tf = writer.add_connection('/tf', 'tf2_msgs/msg/TFMessage', typestore=STORE)
+    diagnostics = writer.add_connection('/diagnostics', 'diagnostic_msgs/msg/DiagnosticArray',
+                                        typestore=STORE)
+    written = []
+    for k in range(200):
+        ns = START_NS + k * 10_000_000
+        positions = [0.02 + 0.01 * np.sin(k / 100 + j) for j in range(6)]
+        written.append((ns, states, joint_state(ns, JOINTS, positions)))
+        if k % 10 == 0:
+            header = T['std_msgs/msg/Header'](stamp=T['builtin_interfaces/msg/Time'](
+                sec=ns // BILLION, nanosec=ns % BILLION), frame_id='odom')
+            transforms = [T['geometry_msgs/msg/TransformStamped'](
+                header=header, child_frame_id=child, transform=T['geometry_msgs/msg/Transform'](
+                    translation=T['geometry_msgs/msg/Vector3'](x=1.0, y=0.0, z=0.0),
+                    rotation=T['geometry_msgs/msg/Quaternion'](x=0.0, y=0.0, z=0.0, w=1.0)))
+                for child in ('base_link', 'other_robot')]
+            written.append((ns, tf, bytes(STORE.serialize_cdr(
+                T['tf2_msgs/msg/TFMessage'](transforms=transforms), 'tf2_msgs/msg/TFMessage'))))
+            written.append((ns + 1, diagnostics, bytes(STORE.serialize_cdr(
+                T['diagnostic_msgs/msg/DiagnosticArray'](header=header, status=[]),
+                'diagnostic_msgs/msg/DiagnosticArray'))))
+    for k in range(106):
+        ns = START_NS + k * 33_333_333
+        written.append((ns, notes, bytes(STORE.serialize_cdr(
+            T['std_msgs/msg/String'](data=f'note {k}'), 'std_msgs/msg/String'))))
+    for ns, connection, data in sorted(written, key=lambda item: item[0]):
+        writer.write(connection, ns, data)
+    writer.close()
+    return path
+
+
+@pytest.mark.parametrize('storage', ['mcap', 'sqlite3'])
+def test_a_run_written_from_a_second_process_writes_the_same_bag(tmp_path, storage):
+    bag = write_recording(tmp_path / 'run', storage)
+    # Batches of a few messages and a look at the pipe after each copied message: many
+    # hand-overs, their records interleaved with the copied ones, a last batch not full.
+    script = ('import json, sys\n'
               'from urdf_state_publisher import writer_process\n'
               'from urdf_state_publisher.bag_run import run_bag, RunOptions\n'
               'writer_process.BATCH_BYTES = 2_000\n'
+              'writer_process.COPIES_BETWEEN_LOOKS = 1\n'
               'bag, out, description, second_process = sys.argv[1:]\n'
               'summary = run_bag(bag, out, RunOptions(description=(description,), live=False,\n'
               '                  writer_process=second_process == "True"))\n'
-              'sys.exit(summary.status)\n')
-    written = {}
+              'print(json.dumps([summary.status, summary.error, summary.messages,\n'
+              '                  summary.written, summary.replaced_transforms,\n'
+              '                  summary.kept_transforms, len(summary.findings)]))\n')
+    written, summaries = {}, {}
     for second_process in (False, True):
         out = tmp_path / f'out_{second_process}'
         result = python_script(script, bag, out, SAMPLE_URDF, second_process)
         assert result.returncode == 0, result.stderr
+        summaries[second_process] = json.loads(result.stdout)
         written[second_process] = read_output(out)
     (alone, alone_connections), (split, split_connections) = written[False], written[True]
-    assert len(alone) > 200 and {t for t, _, _ in alone} >= {'/tf', '/joint_states'}
-    assert split == alone
+    recorded, _ = read_output(bag)
+    # Every message of the recording read once, whichever process read it.
+    assert summaries[True] == summaries[False]
+    assert summaries[True][:3] == [0, None, len(recorded)]
+
+    def by_topic(messages):
+        topics = {}
+        for topic, log_ns, data in messages:
+            topics.setdefault(topic, []).append((log_ns, data))
+        return topics
+
+    # Each topic the same messages in the same order; the node's diagnostics go on to the
+    # recording's last message, after the joint states stop.
+    assert set(by_topic(alone)) == {'/tf', '/tf_static', '/diagnostics', '/joint_states',
+                                    '/notes', '/robot_description'}
+    assert by_topic(split) == by_topic(alone)
+    assert max(ns for topic, ns, _ in alone if topic == '/diagnostics') > max(
+        ns for topic, ns, _ in alone if topic == '/joint_states') + BILLION // 2
+    # Read in log-time order, whatever the order of the records in the file.
+    assert [ns for _, ns, _ in split] == sorted(ns for _, ns, _ in split)
     assert {topic: (c.msgtype, c.msgdef, c.digest, c.ext)
             for topic, c in split_connections.items()} == {
         topic: (c.msgtype, c.msgdef, c.digest, c.ext) for topic, c in alone_connections.items()}
@@ -277,17 +342,16 @@ def test_what_the_writer_process_raises_the_run_raises(tmp_path):
     script = ('import multiprocessing, sys\n'
               'from rosbags.rosbag2 import WriterError\n'
               'from urdf_state_publisher import writer_process\n'
+              'from urdf_state_publisher.bag_output import OutputConnection\n'
               'writer_process.BATCH_BYTES = 100\n'
-              'writer = writer_process.WriterProcess(sys.argv[1], "jazzy", "mcap")\n'
-              'hash = "RIHS01_" + "0" * 64\n'
-              'first = writer.add_connection("/a", "std_msgs/msg/String", msgdef="string data",\n'
-              '                              rihs01=hash)\n'
-              'writer.add_connection("/a", "std_msgs/msg/String", msgdef="string data",\n'
-              '                      rihs01=hash)\n'
+              'twice = [OutputConnection("/a", "std_msgs/msg/String", "string data",\n'
+              '                          "RIHS01_" + "0" * 64, [])] * 2\n'
+              'writer = writer_process.WriterProcess(sys.argv[1], "jazzy", "mcap", twice,\n'
+              '                                      sys.argv[1], {})\n'
               'call = "write"\n'
               'try:\n'
               '    for k in range(1_000_000):\n'
-              '        writer.write(first, k, bytes(200))\n'
+              '        writer.write(writer.handles[0], k, bytes(200))\n'
               '    call = "close"\n'
               '    writer.close()\n'
               'except WriterError as error:\n'
@@ -351,7 +415,7 @@ def test_the_writer_process_ends_with_the_run_killed(tmp_path):
     # A run killed outright (SIGKILL: no clean-up of its own) leaves no writer process behind.
     script = ('import multiprocessing, sys, time\n'
               'from urdf_state_publisher.writer_process import WriterProcess\n'
-              'writer = WriterProcess(sys.argv[1], "jazzy", "mcap")\n'
+              'writer = WriterProcess(sys.argv[1], "jazzy", "mcap", [], sys.argv[1], {})\n'
               '[child] = multiprocessing.active_children()\n'
               'print(child.pid, flush=True)\n'
               'time.sleep(600)\n')

@@ -16,7 +16,7 @@ imported only when a bag is opened.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from functools import cached_property, partial
 import heapq
@@ -69,8 +69,12 @@ class InputBag(Protocol):
     storage: str  # 'mcap' or 'sqlite3': the output's unless asked otherwise
     distro: str  # the distro whose `ros2 bag` the output is written for unless asked otherwise
 
-    def messages(self) -> Iterator[tuple[int, int, bytes]]:
-        """(topic id, log time in ns, CDR bytes) of every message, in log-time order."""
+    def messages(self, topics: Collection[int] | None = None
+                 ) -> Iterator[tuple[int, int, bytes]]:
+        """(topic id, log time in ns, CDR bytes) of every message, in log-time order.
+
+        Only those of `topics` (their ids) when given.
+        """
 
     def close(self) -> None:
         """Release the files."""
@@ -181,8 +185,14 @@ class Rosbag2Input:
 
         return get_typestore(Stores.ROS2_JAZZY)
 
-    def messages(self) -> Iterator[tuple[int, int, bytes]]:
-        for connection, log_ns, raw in self._reader.messages():
+    def messages(self, topics: Collection[int] | None = None
+                 ) -> Iterator[tuple[int, int, bytes]]:
+        # rosbags reads every connection when given none.
+        connections = () if topics is None else [
+            c for c in self._reader.connections if c.id in topics]
+        if topics is not None and not connections:
+            return
+        for connection, log_ns, raw in self._reader.messages(connections):
             yield connection.id, log_ns, raw if type(raw) is bytes else bytes(raw)
 
     def close(self) -> None:
@@ -257,10 +267,18 @@ class Rosbag1Input:
     def _ros1_to_cdr(self, raw: bytes, typename: str) -> bytes:
         return bytes(self.typestore.ros1_to_cdr(raw, typename))
 
-    def messages(self) -> Iterator[tuple[int, int, bytes]]:
-        streams = [_converted(reader.path, reader.messages(), conversions)
-                   for reader, conversions in zip(self._readers, self._conversions)]
-        yield from heapq.merge(*streams, key=_log_time) if len(streams) > 1 else streams[0]
+    def messages(self, topics: Collection[int] | None = None
+                 ) -> Iterator[tuple[int, int, bytes]]:
+        streams = []
+        for reader, conversions in zip(self._readers, self._conversions):
+            # rosbags reads every connection when given none.
+            connections = () if topics is None else [
+                c for c in reader.connections if conversions[c.id][0] in topics]
+            if topics is None or connections:
+                streams.append(_converted(reader.path, reader.messages(connections),
+                                          conversions))
+        yield from heapq.merge(*streams, key=_log_time) if len(streams) > 1 else (
+            streams[0] if streams else ())
 
     def close(self) -> None:
         for reader in self._readers:

@@ -21,14 +21,16 @@ messages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 import sqlite3
 from typing import Any
 
 import yaml
 
-__all__ = ['DISTROS', 'distro_of_version', 'HEADER', 'open_writer', 'OUTPUT_TYPES', 'rosbag_qos',
-           'write_for_distro']
+__all__ = ['add_connections', 'DISTROS', 'distro_of_version', 'HEADER', 'open_writer',
+           'OutputBag', 'OutputConnection', 'OUTPUT_TYPES', 'rosbag_qos', 'write_for_distro']
 
 # The metadata version each distro's `ros2 bag` writes, oldest distro first.
 METADATA_VERSIONS = {'humble': 5, 'jazzy': 9, 'kilted': 9, 'lyrical': 9}
@@ -107,6 +109,47 @@ def open_writer(path: Path, distro: str, storage: str) -> Any:
                     if storage == 'mcap' else StoragePlugin.SQLITE3)
     writer.open()
     return writer
+
+
+@dataclass(frozen=True)
+class OutputConnection:
+    """One connection of the output, as rosbags' Writer.add_connection takes it."""
+
+    topic: str
+    msgtype: str
+    msgdef: str
+    rihs01: str
+    offered_qos_profiles: list  # rosbags' Qos, as rosbag_qos makes them
+
+
+def add_connections(writer: Any, connections: Sequence[OutputConnection]) -> list:
+    """Each connection added to an open rosbags Writer, in order: their handles."""
+    return [writer.add_connection(c.topic, c.msgtype, msgdef=c.msgdef, rihs01=c.rihs01,
+                                  serialization_format='cdr',
+                                  offered_qos_profiles=c.offered_qos_profiles)
+            for c in connections]
+
+
+class OutputBag:
+    """The output written by the run's own process.
+
+    writer_process.WriterProcess has the same calls. `handles[k]` is what `write` takes for the
+    k-th connection.
+    """
+
+    def __init__(self, path: Path, distro: str, storage: str,
+                 connections: Sequence[OutputConnection]):
+        self._writer = open_writer(path, distro, storage)
+        self.handles = add_connections(self._writer, connections)
+        self.write = self._writer.write
+
+    def close(self) -> dict[int, int]:
+        """Close the bag; the recorded messages copied by another process: none."""
+        self._writer.close()
+        return {}
+
+    def abort(self) -> None:
+        """Nothing to stop: the run removes the files."""
 
 
 def write_for_distro(path: Path, distro: str) -> None:

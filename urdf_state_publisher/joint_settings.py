@@ -25,11 +25,12 @@ from dataclasses import dataclass, field, replace
 import math
 
 from urdf_state_publisher.description import Description, Joint, Mimic
-from urdf_state_publisher.description.messages import quoted, Warnings
+from urdf_state_publisher.description.messages import Warnings
 from urdf_state_publisher.description.validation import check_mimics
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
+from urdf_state_publisher.quoting import quoted
 
 __all__ = ['JointSettings']
 

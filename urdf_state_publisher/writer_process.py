@@ -1,64 +1,71 @@
-"""A run's output written by a process of its own: the second core of a lone run.
+"""A run's output written by a process of its own, which also copies the recording.
 
-Copying a bag is half reading, half writing, and a run also computes. On a machine with a core
-that no other run uses (a lone run; a batch fills every core with runs of its own), the run
-hands what it writes, in batches, to a process that holds the rosbags Writer, and reads and
-computes the next messages while that one writes. The output is the same, message for message
-and in the same order, as with the Writer in the run's own process.
+A run copies most of a recording and computes the rest, and before its first message it loads
+numpy, the description and the engine, which a copy does not. On a machine with a core that no
+other run uses (a lone run; a batch fills every core with runs of its own), a second process
+holds the output's rosbags Writer, forked as soon as the run knows where each recorded topic
+goes (bag_routing) and before those imports:
 
-The batches go through a pipe, which blocks the run when the writer is a batch behind: memory
-stays flat. The writer process ignores SIGINT (the run decides what an interrupt leaves) and
-ends when the run closes or aborts it, or when the run's process goes.
+- it copies every recorded topic the run does not change (Role COPY and FEED), reading the
+  input with files of its own, from its first message on, while the run is still loading;
+- the run reads only the topics it computes from, and hands over, in batches, what it writes:
+  the node's /tf, /tf_static and diagnostics, the recorded transforms it keeps;
+- between a few copied messages, the writer writes the batches that have come.
+
+Each topic is written by one of the two, in its order. The records of the two are interleaved
+in the file as they came; rosbag2 and rosbags read a bag in log-time order whatever the order
+of its records (MCAP: by its chunk and message indexes; sqlite3: ordered by timestamp). The
+batches go through a pipe, which blocks the run when the writer is a batch behind: memory stays
+flat. The writer process ignores SIGINT (the run decides what an interrupt leaves) and ends when
+the run closes or aborts it, or when the run's process goes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 import signal
 from typing import Any
 
-from urdf_state_publisher.bag_output import open_writer
+from urdf_state_publisher.bag_input import open_bag
+from urdf_state_publisher.bag_output import add_connections, open_writer, OutputConnection
 
 __all__ = ['WriterProcess']
 
 # What the run gathers before handing it over: large enough that a batch costs one pipe
 # transfer among thousands of messages, small enough to keep both processes busy.
 BATCH_BYTES = 1 << 20
+# How many recorded messages the writer copies between two looks at the pipe: a look is a
+# system call, a copied message about twenty microseconds.
+COPIES_BETWEEN_LOOKS = 32
 
 
 class WriterProcess:
-    """A rosbags Writer of `path` in another process, with the calls a run makes of one.
+    """The output bag written by another process, with output.OutputBag's calls.
 
-    `add_connection` returns the connection's handle for `write`; the writer's errors are
-    raised by the call that hands over the batch they came from, or by `close`.
+    `copies` maps the recorded topics this process copies from the recording at `source` (their
+    input ids) to the index of their output connection. `handles[k]` is what `write` takes for
+    the k-th connection. The writer's errors are raised by the call that hands over a batch
+    after them, or by `close`.
     """
 
-    def __init__(self, path: Path, distro: str, storage: str):
+    def __init__(self, path: Path, distro: str, storage: str,
+                 connections: Sequence[OutputConnection], source: Path,
+                 copies: dict[int, int]):
         import multiprocessing  # imported by the run that uses it: a batch's runs do not
 
         # A fork: the writer needs nothing this process has not imported already.
         context = multiprocessing.get_context('fork')
         self._pipe, child = context.Pipe()
-        self._process = context.Process(target=_serve,
-                                        args=(child, self._pipe, path, distro, storage),
-                                        name='urdf_state_publisher_bag writer', daemon=True)
+        self._process = context.Process(
+            target=_serve, args=(child, self._pipe, path, distro, storage, list(connections),
+                                 source, dict(copies)),
+            name='urdf_state_publisher_bag writer', daemon=True)
         self._process.start()
         child.close()
-        self._batch: list[tuple] = []
+        self.handles = list(range(len(connections)))
+        self._batch: list[tuple[int, int, bytes]] = []
         self._size = 0
-        self._handles = 0
-
-    def add_connection(self, topic: str, msgtype: str, *, typestore: Any = None,
-                       msgdef: str | None = None, rihs01: str | None = None,
-                       **settings: Any) -> int:
-        # The definition made here, as rosbags makes it from a typestore, which does not cross
-        # processes.
-        if msgdef is None or rihs01 is None:
-            msgdef, _ = typestore.generate_msgdef(msgtype, ros_version=2)
-            rihs01 = typestore.hash_rihs01(msgtype)
-        self._handles += 1
-        self._batch.append((self._handles, topic, msgtype, msgdef, rihs01, settings))
-        return self._handles
 
     def write(self, handle: int, log_ns: int, data: bytes) -> None:
         self._batch.append((handle, log_ns, data))
@@ -66,17 +73,21 @@ class WriterProcess:
         if self._size >= BATCH_BYTES:
             self._hand_over()
 
-    def close(self) -> None:
-        """Write what is left and close the bag; raise what the writer raised."""
+    def close(self) -> dict[int, int]:
+        """Write what is left and close the bag, the copying done.
+
+        Return how many messages of each recorded topic it copied; raise what the writer raised.
+        """
         self._hand_over()
         self._send(None)
         try:
-            error = self._pipe.recv()
+            error, copied = self._pipe.recv()
         except EOFError:  # killed (out of memory, a signal) before it could say anything
             error = RuntimeError('the output writer process ended before closing the bag')
         self._process.join()
         if error is not None:
             raise error
+        return copied
 
     def abort(self) -> None:
         """Stop writing at once (the run is given up and its output removed)."""
@@ -98,41 +109,70 @@ class WriterProcess:
         # The writer stopped: it sent why before it went. Raised out of the handler, so that the
         # failed send's frames are not kept as the error's context: they hold a view of the
         # pickled batch's buffer, and Python 3.12 crashes at exit freeing the two out of order.
-        error = self._pipe.recv() if self._pipe.poll() else None
+        error = self._pipe.recv()[0] if self._pipe.poll() else None
         self._process.join()
         raise error or RuntimeError('the output writer process ended')
 
 
-def _serve(pipe: Any, runs_end: Any, path: Path, distro: str, storage: str) -> None:
-    """The writer process: batches in, one reply when closed (None, or what it raised)."""
+def _serve(pipe: Any, runs_end: Any, path: Path, distro: str, storage: str,
+           connections: list[OutputConnection], source: Path, copies: dict[int, int]) -> None:
+    """The writer process: the copies and the run's batches in, one reply when closed.
+
+    The reply: (None, how many messages of each recorded topic it copied), or (what it raised,
+    None).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The run's end of the pipe, which the fork copied: closed, so that the pipe ends (and this
     # process with it) when the run's process goes, however it goes.
     runs_end.close()
     try:
         writer = open_writer(path, distro, storage)
-        connections = {}
-        while (batch := pipe.recv()) is not None:
-            for item in batch:
-                if len(item) == 3:  # a message: handle, log time, bytes
-                    writer.write(connections[item[0]], item[1], item[2])
-                else:  # a connection: handle, then add_connection's arguments
-                    handle, topic, msgtype, msgdef, rihs01, settings = item
-                    connections[handle] = writer.add_connection(
-                        topic, msgtype, msgdef=msgdef, rihs01=rihs01, **settings)
+        handles = add_connections(writer, connections)
+        run_done = False
+
+        def take_batches() -> bool:
+            """Write the run's batches that have come; whether the run has closed."""
+            while pipe.poll():
+                batch = pipe.recv()
+                if batch is None:
+                    return True
+                for handle, log_ns, data in batch:
+                    writer.write(handles[handle], log_ns, data)
+            return False
+
+        copied = dict.fromkeys(copies, 0)
+        if copies:
+            # Files of its own: those of the run's input, shared by the fork, have the run's
+            # read positions.
+            recording = open_bag(source)
+            try:
+                looked = 0
+                for topic_id, log_ns, data in recording.messages(copies):
+                    writer.write(handles[copies[topic_id]], log_ns, data)
+                    copied[topic_id] += 1
+                    looked += 1
+                    if looked == COPIES_BETWEEN_LOOKS and not run_done:
+                        looked = 0
+                        run_done = take_batches()
+            finally:
+                recording.close()
+        while not run_done:
+            pipe.poll(None)
+            run_done = take_batches()
         writer.close()
     except EOFError:
         return  # the run's process went: nobody to tell
     except Exception as error:  # noqa: BLE001 - the run raises it, whatever it is
-        _reply(pipe, error)
+        _reply(pipe, (error, None))
         return
-    _reply(pipe, None)
+    _reply(pipe, (None, copied))
 
 
-def _reply(pipe: Any, error: Exception | None) -> None:
+def _reply(pipe: Any, reply: tuple) -> None:
     try:
-        pipe.send(error)
+        pipe.send(reply)
     except (BrokenPipeError, ConnectionResetError):
         pass  # the run's process went
     except Exception:  # noqa: BLE001 - an error that does not pickle: its text does
-        pipe.send(RuntimeError(f'{type(error).__name__}: {error}'))
+        error = reply[0]
+        pipe.send((RuntimeError(f'{type(error).__name__}: {error}'), None))

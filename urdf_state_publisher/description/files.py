@@ -15,13 +15,15 @@ from pathlib import Path
 import re
 import threading
 
-from urdf_state_publisher.description.messages import cut, describe_exception, listing, quoted
+from urdf_state_publisher.description.messages import describe_exception, listing
 from urdf_state_publisher.description.parse import parse_description
 from urdf_state_publisher.description.records import Description
 from urdf_state_publisher.description.unknown_names import near_miss
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.parameters import xacro_mappings
+from urdf_state_publisher.quoting import cut
 
-__all__ = ['DescriptionText', 'expand_xacro', 'read_description_file', 'xacro_mappings']
+__all__ = ['DescriptionText', 'expand_xacro', 'read_description_file']
 
 # xacro keeps its file stack and arguments in module globals.
 _XACRO_LOCK = threading.Lock()
@@ -82,22 +84,6 @@ def _unknown_arguments(mappings: Mapping[str, str], used: Sequence[str],
             warning += ' (it has no arguments)'
         warnings.append(warning)
     return tuple(warnings)
-
-
-def xacro_mappings(arguments: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
-    """Arguments, a mapping or 'name:=value' strings, as a mapping; DescriptionError if not."""
-    if isinstance(arguments, Mapping):
-        return {str(name): str(value) for name, value in arguments.items()}
-    if isinstance(arguments, str):
-        arguments = [arguments]
-    mappings = {}
-    for argument in arguments:
-        name, separator, value = str(argument).partition(':=')
-        if not separator or not name:
-            raise DescriptionError(
-                f'xacro argument {quoted(argument)} is not of the form name:=value')
-        mappings[name] = value
-    return mappings
 
 
 def expand_xacro(path: str | os.PathLike,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from urdf_state_publisher.description.messages import cut, line_of, quoted, Warnings
+from urdf_state_publisher.description.messages import line_of, Warnings
 from urdf_state_publisher.description.origins import (
     ORIGIN_ATTRIBUTES,
     ORIGIN_WITHOUT,
@@ -28,6 +28,7 @@ from urdf_state_publisher.description.values import finite, finite_attribute, nu
 from urdf_state_publisher.description.xml_safety import children, count_children
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import Vector3
+from urdf_state_publisher.quoting import cut, quoted
 
 __all__ = ['read_joint']
 

@@ -33,8 +33,8 @@ import re
 from typing import Any
 from xml.etree.ElementTree import TreeBuilder
 
-from urdf_state_publisher.description.messages import cut
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.quoting import cut
 
 __all__ = ['Finding', 'LenientReading', 'read_leniently']
 

@@ -7,25 +7,11 @@ from typing import Any
 
 from urdf_state_publisher.description.source import line
 
-# Quoted names and values are cut to this length so that an error never carries much of a
-# (possibly hostile) document.
-_MAX_QUOTED = 80
 _MAX_DETAIL = 300
 # Lists in messages (roots, cycles, ...) name at most this many items, then say how many more.
 MAX_LISTED = 10
 # At most this many warnings are kept; the rest are counted in one last warning.
 _MAX_WARNINGS = 50
-
-
-def cut(value: object) -> str:
-    """A name or value for a message, cut short if long."""
-    text = str(value)
-    return text if len(text) <= _MAX_QUOTED else text[:_MAX_QUOTED] + '...'
-
-
-def quoted(value: object) -> str:
-    """Quote a name or value for a message, cut short if long."""
-    return repr(cut(value))
 
 
 def shorten(text: str) -> str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from urdf_state_publisher.description.messages import line_of, quoted, Warnings
+from urdf_state_publisher.description.messages import line_of, Warnings
 from urdf_state_publisher.description.records import Joint
 from urdf_state_publisher.description.unknown_names import check_children, ExtensionTally
+from urdf_state_publisher.quoting import quoted
 
 __all__ = ['read_model_state']
 

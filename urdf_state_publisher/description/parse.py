@@ -9,7 +9,6 @@ from urdf_state_publisher.description.messages import (
     describe_exception,
     line_of,
     lines_of,
-    quoted,
     shorten,
     Warnings,
 )
@@ -33,6 +32,7 @@ from urdf_state_publisher.description.xml_safety import (
     strip_default_namespace,
 )
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.quoting import quoted
 
 __all__ = ['parse_description']
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from urdf_state_publisher.description.messages import line_of, quoted, Warnings
+from urdf_state_publisher.description.messages import line_of, Warnings
 from urdf_state_publisher.description.origins import read_origin
 from urdf_state_publisher.description.records import Sensor
 from urdf_state_publisher.description.unknown_names import check_children, ExtensionTally
 from urdf_state_publisher.description.values import finite
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.quoting import quoted
 
 __all__ = ['read_sensors']
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from urdf_state_publisher.description.messages import cut, line_of, quoted
+from urdf_state_publisher.description.messages import line_of
 from urdf_state_publisher.description.values import numbers
 from urdf_state_publisher.description.xml_safety import children
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.quoting import cut, quoted
 
 __all__ = ['check_shapes']
 

@@ -13,17 +13,11 @@ from collections.abc import Collection, Mapping
 from difflib import SequenceMatcher
 from typing import Any
 
-from urdf_state_publisher.description.messages import (
-    cut,
-    line_of,
-    MAX_LISTED,
-    quoted,
-    shorten,
-    Warnings,
-)
+from urdf_state_publisher.description.messages import line_of, MAX_LISTED, shorten, Warnings
 from urdf_state_publisher.description.records import Extension, extension_label, Extensions
 from urdf_state_publisher.description.source import line, prefix
 from urdf_state_publisher.description.xml_safety import count_children
+from urdf_state_publisher.quoting import cut, quoted
 
 __all__ = ['check_attributes', 'check_children', 'describe_extensions', 'ExtensionTally',
            'near_miss', 'NEAR_MISS_LENGTH', 'NEAR_MISS_RATIO']

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from urdf_state_publisher.description.messages import cut, listing, MAX_LISTED, quoted, Warnings
+from urdf_state_publisher.description.messages import listing, MAX_LISTED, Warnings
 from urdf_state_publisher.description.records import Joint
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.quoting import cut, quoted
 
 __all__ = ['build_tree', 'check_mimics', 'soft_limit_warnings']
 

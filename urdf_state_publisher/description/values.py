@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from urdf_state_publisher.description.messages import quoted
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.quoting import quoted
 
 __all__ = ['finite', 'finite_attribute', 'numbers']
 

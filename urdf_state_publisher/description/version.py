@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from urdf_state_publisher.description.messages import quoted
 from urdf_state_publisher.description.records import URDF_1_0, URDF_1_1, URDF_1_2
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.quoting import quoted
 
 __all__ = ['SUPPORTED_VERSIONS', 'read_version']
 

@@ -19,9 +19,10 @@ import re
 from typing import Any
 from xml.etree.ElementTree import ParseError, TreeBuilder, XMLParser
 
-from urdf_state_publisher.description.messages import quoted, shorten
+from urdf_state_publisher.description.messages import shorten
 from urdf_state_publisher.description.source import Source
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.quoting import quoted
 
 __all__ = ['children', 'count_children', 'MAX_DEPTH', 'MAX_DESCRIPTION_BYTES', 'parse_xml',
            'strip_default_namespace']
