@@ -336,6 +336,26 @@ def test_a_run_written_from_a_second_process_writes_the_same_bag(tmp_path, stora
         topic: (c.msgtype, c.msgdef, c.digest, c.ext) for topic, c in alone_connections.items()}
 
 
+def test_a_run_is_planned_and_its_writer_started_before_numpy_is_loaded(tmp_path):
+    # The writer process copies while the run loads numpy and the engine: the plan, the
+    # command's arguments and the writer need neither.
+    bag = write_states(tmp_path / 'run')
+    script = ('import sys\n'
+              'from urdf_state_publisher import bag, bag_run, writer_process\n'
+              'plan = bag_run.plan_run(*map(bag_run.Path, sys.argv[1:3]), bag_run.RunOptions(\n'
+              '    description=(sys.argv[3],), ros_args=("-p", "publish_joint_states:=true",\n'
+              '    "-p", "source_list:=[/joint_states]", "-r", "__ns:=/resolved")))\n'
+              'writer = writer_process.WriterProcess(sys.argv[2], plan.distro, plan.storage,\n'
+              '                                      plan.connections, plan.input_path,\n'
+              '                                      plan.copies)\n'
+              'writer.close()\n'
+              'print(sorted(m for m in sys.modules if m.split(".")[0] == "numpy"))\n')
+    result = python_script(script, bag, tmp_path / 'out', SAMPLE_URDF)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == '[]'
+    assert read_output(tmp_path / 'out')[0] == read_output(bag)[0]
+
+
 def test_what_the_writer_process_raises_the_run_raises(tmp_path):
     # rosbags refuses a connection added twice: the writer process stops there, while the run
     # goes on handing over messages until it finds out, and raises what the writer raised.

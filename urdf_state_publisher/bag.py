@@ -15,7 +15,8 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 - Several INPUTs, or one folder of recordings, go to the folder OUTPUT, one output each (named
   after its input), on a pool of processes (--jobs, default every core), each streaming its own
   recording. One progress line for the batch; a table at the end. A lone run with a core to
-  spare writes its output from a second process (writer_process).
+  spare has a second process copy the recording and write the output, from before the run has
+  loaded its engine (writer_process).
 - The exit status (also in --help): 0 written and /tf computed; 1 bad input or an error,
   nothing written; 2 written, but the description and the recording do not fit (no /tf, or
   moving joints the recording never names); 3 with --strict, written but the node would have
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = args.jobs or os.cpu_count() or 1
     try:
         if runs is None:
-            # A lone run with a core to spare writes its output from a second process.
+            # A lone run with a core to spare: a second process copies and writes.
             summary = run_bag(inputs[0], output, replace(options, writer_process=jobs > 1))
             _print_summary(summary)
             return summary.status
@@ -204,8 +205,8 @@ def _parser() -> argparse.ArgumentParser:
                              'NaN, unknown joints, ...), for CI over recordings')
     parser.add_argument('--jobs', type=int, metavar='N',
                         help='processes at once (default: every core): several inputs '
-                             'run N at a time; a lone one, with N above 1, writes its output '
-                             'from a second process')
+                             'run N at a time; a lone one, with N above 1, copies the '
+                             'recording and writes its output from a second process')
     parser.add_argument('--storage', choices=('mcap', 'sqlite3'),
                         help="the output's storage (default: the input's; sqlite3 for ROS 1)")
     parser.add_argument('--distro', choices=DISTROS,
