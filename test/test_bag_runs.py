@@ -341,8 +341,9 @@ def test_a_run_is_planned_and_its_writer_started_before_numpy_is_loaded(tmp_path
     # command's arguments and the writer need neither.
     bag = write_states(tmp_path / 'run')
     script = ('import sys\n'
-              'from urdf_state_publisher import bag, bag_run, writer_process\n'
-              'plan = bag_run.plan_run(*map(bag_run.Path, sys.argv[1:3]), bag_run.RunOptions(\n'
+              'from pathlib import Path\n'
+              'from urdf_state_publisher import bag, bag_plan, writer_process\n'
+              'plan = bag_plan.plan_run(*map(Path, sys.argv[1:3]), bag_plan.RunOptions(\n'
               '    description=(sys.argv[3],), ros_args=("-p", "publish_joint_states:=true",\n'
               '    "-p", "source_list:=[/joint_states]", "-r", "__ns:=/resolved")))\n'
               'writer = writer_process.WriterProcess(sys.argv[2], plan.distro, plan.storage,\n'

@@ -17,8 +17,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from urdf_state_publisher.bag_routing import Role
-from urdf_state_publisher.bag_run import (
+from urdf_state_publisher.bag_plan import (
     BagError,
     EXIT_FINDINGS,
     EXIT_OK,
@@ -28,6 +27,7 @@ from urdf_state_publisher.bag_run import (
     RunPlan,
     RunSummary,
 )
+from urdf_state_publisher.bag_routing import Role
 from urdf_state_publisher.cdr import MalformedMessage
 from urdf_state_publisher.description import read_description_file
 from urdf_state_publisher.description.messages import listing

@@ -12,134 +12,39 @@ only KeyboardInterrupt; everything else is in the summary's status:
   which joints): no /tf at all, or moving joints the recording never names;
 - EXIT_FINDINGS (3): written and fitting, but the node would have warned (with `strict`).
 
-A run has two parts. This module plans it from names (the arguments, the recording's topics:
-RunPlan, bag_routing) and opens the output; it imports no numpy, so that a run with a second
-process (writer_process) starts copying the recording before the other part, bag_feed (the
-engine fed, what it publishes written), is imported.
+A run has two parts: its plan (bag_plan), made from names without numpy, and the engine fed
+the recording (bag_feed), imported once a run with a second process (writer_process) has it
+copying. This module carries them out, the output written under a temporary name and renamed
+when it is complete.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import os
 from pathlib import Path
 import shutil
 import time
 from typing import Any
 
-from urdf_state_publisher.bag_input import BagInputError, InputBag, open_bag
-from urdf_state_publisher.bag_output import (
-    OUTPUT_TYPES,
-    OutputBag,
-    OutputConnection,
-    rosbag_qos,
-    write_for_distro,
+from urdf_state_publisher.bag_input import BagInputError
+from urdf_state_publisher.bag_output import OutputBag, write_for_distro
+from urdf_state_publisher.bag_plan import (
+    BagError,
+    EXIT_FAILED,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_UNFIT,
+    Finding,
+    NameTally,
+    plan_run,
+    RunOptions,
+    RunPlan,
+    RunSummary,
 )
-from urdf_state_publisher.bag_routing import our_topics, Role, route, TopicNames
-from urdf_state_publisher.errors import StartupError
-from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
-from urdf_state_publisher.ros_arguments import (
-    parse_ros_arguments,
-    RosArguments,
-    RosArgumentsError,
-)
-from urdf_state_publisher.source_topics import check_no_feedback, source_topics
 
-__all__ = ['BagError', 'check_paths', 'EXIT_FAILED', 'EXIT_FINDINGS', 'EXIT_OK', 'EXIT_UNFIT',
-           'Finding', 'NameTally', 'run_bag', 'RunOptions', 'RunPlan', 'RunSummary']
-
-EXIT_OK, EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS = 0, 1, 2, 3
-DEFAULT_NODE_NAME = 'urdf_state_publisher'
-JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
-
-
-class BagError(Exception):
-    """Something about the input, the output or the arguments: one line for the user."""
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """What a run is asked: the same for every run of a batch."""
-
-    description: tuple[str, ...] = ()  # FILE, then its xacro arguments NAME:=VALUE
-    overwrite: bool = False
-    storage: str | None = None  # 'mcap' or 'sqlite3'; None: the input's
-    distro: str | None = None  # None: the input's
-    strict: bool = False  # the node's warnings fail the run (EXIT_FINDINGS)
-    ros_args: tuple[str, ...] = ()
-    live: bool = True  # the node's log and a progress line on stderr, as they come
-    # The output written, and the recording copied, by a process of its own
-    # (writer_process.py): for a run with a core to spare, as a lone run of the command has.
-    writer_process: bool = False
-
-
-@dataclass(frozen=True)
-class NameTally:
-    """A name's part in a finding: bag time of its first and last message, how many."""
-
-    name: str
-    first: float
-    last: float
-    count: int
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A condition the node would have reported, from the bag time it started.
-
-    `count`: how many times it was logged (started again, or named more). `names`, for a
-    condition of messages (clamped, unknown, NaN, ...): each name with the bag time of the first
-    and last message it was in, and in how many.
-    """
-
-    level: str
-    text: str
-    first: float
-    count: int
-    names: tuple[NameTally, ...]
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """What one run did: plain values, for a table, a script or another process."""
-
-    input: str
-    output: str | None
-    status: int
-    error: str | None = None
-    unfit: str | None = None
-    messages: int = 0
-    bag_seconds: float = 0.0
-    elapsed: float = 0.0
-    written: dict[str, int] | None = None
-    replaced_transforms: int = 0
-    kept_transforms: int = 0
-    replaced_messages: int = 0
-    findings: tuple[Finding, ...] = ()
-
-
-@dataclass(frozen=True)
-class RunPlan:
-    """A run decided from names, before a message is read.
-
-    The output's connections are the run's own topics (`ours`: topic -> index), then the
-    recorded topics it copies (`copies`: input id -> index).
-    """
-
-    input_path: Path
-    output: Path
-    options: RunOptions
-    ros: RosArguments
-    parameters: dict[str, object]  # given with --ros-args
-    config: NodeConfig
-    names: TopicNames
-    input: InputBag
-    roles: dict[int, Role]  # each recorded topic's, by input id
-    connections: tuple[OutputConnection, ...]
-    ours: dict[str, int]
-    copies: dict[int, int]
-    storage: str
-    distro: str
+# What a run is asked and answers are defined with its plan, and named here too, beside run_bag.
+__all__ = ['EXIT_FAILED', 'EXIT_FINDINGS', 'EXIT_OK', 'EXIT_UNFIT', 'Finding', 'NameTally',
+           'run_bag', 'RunOptions', 'RunSummary']
 
 
 def run_bag(input_path: Path, output: Path, options: RunOptions) -> RunSummary:
@@ -150,111 +55,6 @@ def run_bag(input_path: Path, output: Path, options: RunOptions) -> RunSummary:
         # One line, whatever a library's message holds (YAML errors quote the text).
         return RunSummary(input=str(input_path), output=None, status=EXIT_FAILED,
                           error=' '.join(str(error).split()))
-
-
-def check_paths(input_path: Path, output: Path, overwrite: bool) -> None:
-    """Refuse an output that is the input, holds it or is inside it, whatever --overwrite says.
-
-    Judged on resolved paths: symlinks and '..' followed.
-    """
-    source, target = input_path.resolve(), output.resolve()
-    if source == target or source.is_relative_to(target) or target.is_relative_to(source):
-        where = ('is the input' if source == target else 'holds the input'
-                 if source.is_relative_to(target) else 'is inside the input')
-        raise BagError(f'{output} {where} ({source}): give an output outside the input; the '
-                       'input is never written to')
-    if output.exists() and not overwrite:
-        raise BagError(f'{output} exists: give --overwrite to replace it')
-
-
-def plan_run(input_path: Path, output: Path, options: RunOptions) -> RunPlan:
-    """The run's plan; BagError (one line) for arguments or a recording it cannot run on."""
-    check_paths(input_path, output, options.overwrite)
-    try:
-        ros = parse_ros_arguments(list(options.ros_args), DEFAULT_NODE_NAME)
-        parameters = ros.parameters()
-        config = NodeConfig.from_values(parameters)
-        sources = source_topics(config.joint_state_topics, ros.resolve_topic)
-        resolved = ros.resolve_topic('joint_states')
-        if config.publish_joint_states:
-            check_no_feedback(sources, resolved)
-        names = TopicNames(
-            tf=ros.resolve_topic('/tf'), tf_static=ros.resolve_topic('/tf_static'),
-            diagnostics=ros.resolve_topic('/diagnostics'),
-            description=ros.resolve_topic('robot_description'),
-            multi_dof=ros.resolve_topic('multi_dof_joint_states'), sources=sources,
-            resolved=resolved if config.publish_joint_states else None,
-            description_given=bool(options.description))
-    except (RosArgumentsError, ParameterValueError, StartupError) as error:
-        raise BagError(str(error)) from None
-    try:
-        recording = open_bag(input_path)
-    except BagInputError as error:
-        raise BagError(str(error)) from None
-    try:
-        _check_inputs(input_path, recording, names, resolved, config.publish_joint_states)
-        roles = route({t.id: t.topic for t in recording.topics}, names)
-        connections = [
-            OutputConnection(topic, msgtype, *OUTPUT_TYPES[msgtype], [rosbag_qos(profile)])
-            for topic, (msgtype, profile) in our_topics(names).items()]
-        ours = {c.topic: k for k, c in enumerate(connections)}
-        copies = {}
-        for recorded in recording.topics:
-            if roles[recorded.id] in (Role.COPY, Role.FEED):
-                copies[recorded.id] = len(connections)
-                connections.append(_copied(input_path, recording, recorded))
-    except BaseException:
-        recording.close()
-        raise
-    return RunPlan(input_path, output, options, ros, parameters, config, names, recording,
-                   roles, tuple(connections), ours, copies,
-                   storage=options.storage or recording.storage,
-                   distro=options.distro or recording.distro)
-
-
-def _check_inputs(input_path: Path, recording: InputBag, names: TopicNames, resolved: str,
-                  publishes_joint_states: bool) -> None:
-    """The bag has the joint-state topics read, and keeps its recorded motion."""
-    recorded = {t.topic for t in recording.topics}
-    states = sorted(t.topic for t in recording.topics if t.msgtype == JOINT_STATE_TYPE)
-    if publishes_joint_states and resolved in states:
-        # The resolved state would replace the recorded motion it is to be computed from.
-        raise BagError(
-            f'publish_joint_states writes the resolved state on {resolved}, where the '
-            'recording has its joint states: read them and write it elsewhere, with '
-            f'--ros-args -p publish_joint_states:=true -p source_list:=[{resolved}] -r '
-            '__ns:=/resolved (the resolved state then goes on /resolved/joint_states)')
-    if not names.sources or recorded & {*names.sources, names.multi_dof}:
-        return
-    if states:
-        listed = ', '.join(states)
-        raise BagError(
-            f'{input_path} has no joint-state topic {", ".join(names.sources)}; its '
-            f'JointState topics are {listed}: read them with --ros-args -p '
-            f'source_list:=[{listed}]' + (f' (or -r joint_states:={states[0]})'
-                                           if len(states) == 1 else ''))
-    raise BagError(
-        f'{input_path} has no joint-state topic {", ".join(names.sources)}, nor any '
-        f'topic of JointStates; its topics are {", ".join(sorted(recorded)) or "none"}')
-
-
-def _copied(input_path: Path, recording: InputBag, recorded: Any) -> OutputConnection:
-    """The output's connection of a recorded topic copied.
-
-    Its definition as recorded, or Jazzy's for a bag recorded without definitions (before Iron).
-    """
-    msgdef, digest = recorded.msgdef, recorded.digest
-    if not msgdef or not digest:
-        known = recording.typestore
-        if recorded.msgtype not in known.types:
-            raise BagError(
-                f'{input_path}: topic {recorded.topic} ({recorded.msgtype}) is recorded '
-                'without its message definition, which is needed to copy it; record with a '
-                'newer rosbag2, or leave the topic out of the input')
-        msgdef = known.generate_msgdef(recorded.msgtype, ros_version=2)[0]
-        digest = known.hash_rihs01(recorded.msgtype)
-    return OutputConnection(recorded.topic, recorded.msgtype, msgdef, digest,
-                            recorded.offered_qos_profiles)
 
 
 def _run(plan: RunPlan) -> RunSummary:
