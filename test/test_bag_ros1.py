@@ -27,6 +27,8 @@ import yaml
 from urdf_state_publisher.ros1_wire import JointStateConverter
 from urdf_state_publisher.tf_wire import read_tf_message
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 ROS1 = get_typestore(Stores.ROS1_NOETIC)
 ROS2 = get_typestore(Stores.ROS2_JAZZY)
 # tf's message as ROS 1 defined it (rosbags' Noetic store has no tf2_msgs), and its MD5.

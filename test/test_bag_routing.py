@@ -6,6 +6,8 @@ import pytest
 
 from urdf_state_publisher.bag_routing import our_topics, Role, route, TopicNames
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 NAMES = TopicNames(tf='/tf', tf_static='/tf_static', diagnostics='/diagnostics',
                    description='/robot_description', multi_dof='/multi_dof_joint_states',
                    sources=('/joint_states', '/gripper/joint_states'), resolved=None,

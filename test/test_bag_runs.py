@@ -22,6 +22,8 @@ import pytest
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 from rosbags.typesys import get_typestore, Stores
 
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
 STORE = get_typestore(Stores.ROS2_JAZZY)
 T = STORE.types
 BILLION = 1_000_000_000
