@@ -359,6 +359,23 @@ def test_a_run_is_planned_and_its_writer_started_before_numpy_is_loaded(tmp_path
     assert read_output(tmp_path / 'out')[0] == read_output(bag)[0]
 
 
+def test_the_batches_pipe_holds_a_whole_batch_where_the_system_allows():
+    # A batch handed over in one copy, not in a wait for each 64 KiB (a pipe's default size)
+    # the writer reads.
+    import fcntl
+    import multiprocessing
+
+    from urdf_state_publisher import writer_process
+
+    reading, writing = multiprocessing.Pipe(duplex=False)
+    writer_process._widen(writing)
+    largest = int(Path('/proc/sys/fs/pipe-max-size').read_text())
+    assert fcntl.fcntl(writing.fileno(), fcntl.F_GETPIPE_SZ) == min(
+        writer_process.BATCH_BYTES, largest)
+    reading.close()
+    writing.close()
+
+
 def test_what_the_writer_process_raises_the_run_raises(tmp_path):
     # rosbags refuses a connection added twice: the writer process stops there, while the run
     # goes on handing over messages until it finds out, and raises what the writer raised.

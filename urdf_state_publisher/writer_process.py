@@ -56,13 +56,19 @@ class WriterProcess:
 
         # A fork: the writer needs nothing this process has not imported already.
         context = multiprocessing.get_context('fork')
-        self._pipe, child = context.Pipe()
+        # Two pipes, one each way: the batches', as large as a batch where the system allows
+        # it, so that handing one over is one copy, not a wait for every 64 KiB the writer
+        # reads; and the writer's one reply.
+        batches_in, self._batches = context.Pipe(duplex=False)
+        self._reply, reply_out = context.Pipe(duplex=False)
+        _widen(self._batches)
         self._process = context.Process(
-            target=_serve, args=(child, self._pipe, path, distro, storage, list(connections),
-                                 source, dict(copies)),
+            target=_serve, args=(batches_in, reply_out, (self._batches, self._reply), path,
+                                 distro, storage, list(connections), source, dict(copies)),
             name='urdf_state_publisher_bag writer', daemon=True)
         self._process.start()
-        child.close()
+        batches_in.close()
+        reply_out.close()
         self.handles = list(range(len(connections)))
         self._batch: list[tuple[int, int, bytes]] = []
         self._size = 0
@@ -81,7 +87,7 @@ class WriterProcess:
         self._hand_over()
         self._send(None)
         try:
-            error, copied = self._pipe.recv()
+            error, copied = self._reply.recv()
         except EOFError:  # killed (out of memory, a signal) before it could say anything
             error = RuntimeError('the output writer process ended before closing the bag')
         self._process.join()
@@ -102,19 +108,30 @@ class WriterProcess:
 
     def _send(self, batch: list[tuple] | None) -> None:
         try:
-            self._pipe.send(batch)
+            self._batches.send(batch)
             return
         except (BrokenPipeError, ConnectionResetError):
             pass
         # The writer stopped: it sent why before it went. Raised out of the handler, so that the
         # failed send's frames are not kept as the error's context: they hold a view of the
         # pickled batch's buffer, and Python 3.12 crashes at exit freeing the two out of order.
-        error = self._pipe.recv()[0] if self._pipe.poll() else None
+        error = self._reply.recv()[0] if self._reply.poll() else None
         self._process.join()
         raise error or RuntimeError('the output writer process ended')
 
 
-def _serve(pipe: Any, runs_end: Any, path: Path, distro: str, storage: str,
+def _widen(connection: Any) -> None:
+    """The pipe of `connection` made BATCH_BYTES large, where the system has the call (Linux)."""
+    import fcntl
+
+    if hasattr(fcntl, 'F_SETPIPE_SZ'):
+        try:
+            fcntl.fcntl(connection.fileno(), fcntl.F_SETPIPE_SZ, BATCH_BYTES)
+        except OSError:  # above the system's limit (/proc/sys/fs/pipe-max-size): as it is
+            pass
+
+
+def _serve(pipe: Any, reply: Any, runs_ends: tuple, path: Path, distro: str, storage: str,
            connections: list[OutputConnection], source: Path, copies: dict[int, int]) -> None:
     """The writer process: the copies and the run's batches in, one reply when closed.
 
@@ -122,9 +139,10 @@ def _serve(pipe: Any, runs_end: Any, path: Path, distro: str, storage: str,
     None).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # The run's end of the pipe, which the fork copied: closed, so that the pipe ends (and this
-    # process with it) when the run's process goes, however it goes.
-    runs_end.close()
+    # The run's ends of the pipes, which the fork copied: closed, so that the batches' pipe ends
+    # (and this process with it) when the run's process goes, however it goes.
+    for end in runs_ends:
+        end.close()
     try:
         writer = open_writer(path, distro, storage)
         handles = add_connections(writer, connections)
@@ -163,9 +181,9 @@ def _serve(pipe: Any, runs_end: Any, path: Path, distro: str, storage: str,
     except EOFError:
         return  # the run's process went: nobody to tell
     except Exception as error:  # noqa: BLE001 - the run raises it, whatever it is
-        _reply(pipe, (error, None))
+        _reply(reply, (error, None))
         return
-    _reply(pipe, (None, copied))
+    _reply(reply, (None, copied))
 
 
 def _reply(pipe: Any, reply: tuple) -> None:
