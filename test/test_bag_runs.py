@@ -451,6 +451,24 @@ def test_a_bag_recorded_without_definitions_is_copied_with_jazzys(tmp_path):
         'sensor_msgs/msg/JointState', ros_version=2)[0]
 
 
+def test_a_writer_process_killed_is_one_error_of_the_run(tmp_path):
+    # Killed (out of memory, a signal) before it could say why: the next hand-over says so.
+    script = ('import os, signal, sys\n'
+              'from urdf_state_publisher import writer_process\n'
+              'writer_process.BATCH_BYTES = 100\n'
+              'writer = writer_process.WriterProcess(sys.argv[1], "jazzy", "mcap", [],\n'
+              '                                      sys.argv[1], {})\n'
+              'os.kill(writer._process.pid, signal.SIGKILL)\n'
+              'writer._process.join()\n'
+              'try:\n'
+              '    writer.write(0, 1, bytes(200))\n'
+              'except RuntimeError as error:\n'
+              '    print(error)\n')
+    result = python_script(script, tmp_path / 'out')
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == 'the output writer process ended before closing the bag\n'
+
+
 def test_the_writer_process_ends_with_the_run_killed(tmp_path):
     # A run killed outright (SIGKILL: no clean-up of its own) leaves no writer process behind.
     script = ('import multiprocessing, sys, time\n'

@@ -41,7 +41,7 @@ COPIES_BETWEEN_LOOKS = 32
 
 
 class WriterProcess:
-    """The output bag written by another process, with output.OutputBag's calls.
+    """The output bag written by another process, with bag_output.OutputBag's calls.
 
     `copies` maps the recorded topics this process copies from the recording at `source` (their
     input ids) to the index of their output connection. `handles[k]` is what `write` takes for
@@ -115,9 +115,12 @@ class WriterProcess:
         # The writer stopped: it sent why before it went. Raised out of the handler, so that the
         # failed send's frames are not kept as the error's context: they hold a view of the
         # pickled batch's buffer, and Python 3.12 crashes at exit freeing the two out of order.
-        error = self._reply.recv()[0] if self._reply.poll() else None
+        try:
+            error = self._reply.recv()[0] if self._reply.poll() else None
+        except EOFError:  # killed before it could say anything
+            error = None
         self._process.join()
-        raise error or RuntimeError('the output writer process ended')
+        raise error or RuntimeError('the output writer process ended before closing the bag')
 
 
 def _widen(connection: Any) -> None:
