@@ -5,7 +5,8 @@ hands each message to what its topic's role (bag_routing) asks, writes what the 
 publishes at the log time of the message that made it publish, and says what the node would
 have said: its log, condensed (each condition shown once, then counted), and the findings of
 the run's summary. It writes through the output bag_run opened; where a writer process copies
-the recording (`copied_elsewhere`), it reads only the topics it computes from or changes.
+the recording (RunOptions.writer_process), it reads only the topics it computes from or
+changes.
 """
 
 from __future__ import annotations
@@ -54,11 +55,12 @@ PROGRESS_PERIOD_S = 0.25
 class BagFeed:
     """The engine fed a recording, by a RunPlan; what it publishes written to `writer`."""
 
-    def __init__(self, plan: RunPlan, writer: Any, copied_elsewhere: bool):
+    def __init__(self, plan: RunPlan, writer: Any):
         self.plan, self.options, self.input = plan, plan.options, plan.input
         self.names = names = plan.names
         self.writer = writer
-        self.copied_elsewhere = copied_elsewhere
+        # The recording copied by the writer process, not here.
+        self.copied_elsewhere = plan.options.writer_process
         self.err: TextIO = sys.stderr
         self.terminal = self.options.live and self.err.isatty()
         self.start_ns = self.now_ns = self.input.start_ns

@@ -80,7 +80,7 @@ def _run(plan: RunPlan) -> RunSummary:
         # The engine's modules, imported while a writer process copies.
         from urdf_state_publisher.bag_feed import BagFeed
 
-        feed = BagFeed(plan, writer, copied_elsewhere=plan.options.writer_process)
+        feed = BagFeed(plan, writer)
         feed.run()
         copied = writer.close()
         elapsed = time.monotonic() - started
