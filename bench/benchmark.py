@@ -426,11 +426,17 @@ def topic_prefix(mode: str | None) -> str:
 
 
 def stop_processes(processes: dict) -> dict[str, int]:
-    for process, _ in processes.values():
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
+    """SIGINT each process, one after the other: each one's exit status.
+
+    One at a time: Fast DDS 2.14 (Jazzy) can deadlock destroying a participant while a peer
+    leaves at the same moment (process.py), and relays stopped together have hung so in CI.
+    50 node processes stopped at once on 2 cores also overran the node's teardown limit
+    (process.TEARDOWN_LIMIT_S), and the watchdog's exit left their shared-memory ports locked.
+    """
     codes = {}
     for name, (process, log) in processes.items():
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
         try:
             codes[name] = process.wait(15)
         except subprocess.TimeoutExpired:
@@ -1086,13 +1092,8 @@ def fleet_section(robot: BenchRobot, scale: Scale, driver: Driver, workdir: Path
             try:
                 by_way[way] = measure_fleet(driver, fleet, states, scale)
             finally:
-                # One at a time: 50 processes stopped at once on 2 cores overran the node's
-                # 4 s teardown limit (process.TEARDOWN_LIMIT_S) in a dozen of them, and the
-                # watchdog's exit left their shared-memory ports locked (start_fleet_processes).
                 started = time.perf_counter()
-                codes = {}
-                for name, entry in fleet.processes.items():
-                    codes.update(stop_processes({name: entry}))
+                codes = stop_processes(fleet.processes)
                 stop_s = time.perf_counter() - started
             check_exits(codes, fleet.processes)
             by_way[way]['stop_s'] = stop_s

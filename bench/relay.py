@@ -24,6 +24,7 @@ Stops on SIGINT or SIGTERM with status 0.
 """
 
 import argparse
+import faulthandler
 import signal
 import struct
 
@@ -36,6 +37,8 @@ from rclpy.serialization import serialize_message
 from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
+
+from urdf_state_publisher.process import TEARDOWN_LIMIT_S
 
 MODES = ('single', 'events', 'floor-events', 'floor-waitset', 'floor-decimating', 'bare')
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)  # the node's /tf QoS
@@ -137,8 +140,7 @@ def main() -> None:
                 while (taken := handle.take_message(JointState, True)) is not None:
                     relay(taken[0])
         finally:
-            node.destroy_node()
-            rclpy.try_shutdown()
+            tear_down(node)
     else:
         spin(node, args.mode, stopping)
 
@@ -157,8 +159,18 @@ def spin(node, mode: str, stopping: list) -> None:
             executor.spin_once(timeout_sec=POLL_NS / 1e9)
         executor.shutdown()
     finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+        tear_down(node)
+
+
+def tear_down(node) -> None:
+    """Destroy `node` and shut ROS down, watched as the node's own teardown is (process.py).
+
+    A teardown hung in the middleware ends the relay with status 1 and its stack in the log.
+    """
+    faulthandler.dump_traceback_later(TEARDOWN_LIMIT_S, exit=True)
+    node.destroy_node()
+    rclpy.try_shutdown()
+    faulthandler.cancel_dump_traceback_later()
 
 
 if __name__ == '__main__':

@@ -10,8 +10,9 @@ Each run starts the node as users start it (the entry point of `python -m urdf_s
 streams JointStates into it at --rate Hz (the benchmark's driver and joint values) until it
 answers with /tf, for --stream more seconds, then sends SIGINT and keeps streaming until the
 process has exited. With --peers, the benchmark's four relays (bench/relay.py) run beside it
-on topics of their own and get their SIGINT at the same moment, as in the benchmark: DDS
-participants that leave together. The table gives SIGINT to exit, and the phases of the
+on topics of their own and get their SIGINT at the same moment: DDS participants that leave
+together, where Fast DDS's teardown has hung (benchmark.py stops its processes one after the
+other for that reason). The table gives SIGINT to exit, and the phases of the
 process's own stop, which a wrapper around the same entry point timestamps (CLOCK_MONOTONIC
 is one clock for all processes of the machine):
   noticed   SIGINT to the spin loop's return (the loop polls the request; callbacks queue);
