@@ -30,7 +30,9 @@ setup(
     license='Apache-2.0',
     # rosbags reads and writes bags for urdf_state_publisher_bag; not a ROS package (its rosdep
     # key is a pip key), so optional: the command says how to install it when it is missing.
-    extras_require={'test': ['pytest', 'hypothesis'], 'bag': ['rosbags>=0.11']},
+    # zstd (the standard library's from Python 3.14) compresses an output file by file.
+    extras_require={'test': ['pytest', 'hypothesis'],
+                    'bag': ['rosbags>=0.11', 'backports.zstd; python_version < "3.14"']},
     entry_points={
         'console_scripts': [
             'urdf_state_publisher = urdf_state_publisher.process:main',

@@ -9,6 +9,7 @@ Humble's rules (humble_rules.py, after rosbag2's humble branch).
 from __future__ import annotations
 
 from pathlib import Path
+import sqlite3
 import subprocess
 import sys
 
@@ -20,10 +21,16 @@ import numpy as np
 import pytest
 from rosbags.convert.converter import convert
 from rosbags.rosbag1 import Writer as Writer1
-from rosbags.rosbag2 import Reader, StoragePlugin, Writer
+from rosbags.rosbag2 import CompressionFormat, CompressionMode, Reader, StoragePlugin, Writer
 from rosbags.typesys import get_types_from_msg, get_typestore, Stores
 import yaml
 
+if sys.version_info >= (3, 14):
+    from compression import zstd
+else:
+    from backports import zstd
+
+from urdf_state_publisher.bag_plan import plan_run, RunOptions
 from urdf_state_publisher.ros1_wire import JointStateConverter
 from urdf_state_publisher.tf_wire import read_tf_message
 
@@ -118,9 +125,15 @@ def write_ros1(path: Path, k_range: range, *, old_header: bool = False,
     writer.close()
 
 
-def write_ros2(path: Path, k_range: range) -> None:
-    """The same JointStates as write_ros1's, in a rosbag2 bag, as ROS 2 serializes them."""
-    writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
+def write_ros2(path: Path, k_range: range, storage: str = 'mcap',
+               compression: str = 'none') -> None:
+    """The same JointStates as write_ros1's, in a rosbag2 bag, as ROS 2 serializes them.
+
+    `compression`: zstd, as `ros2 bag record --compression-mode` (rosbags writes it alike).
+    """
+    writer = Writer(path, version=9, storage_plugin=StoragePlugin[storage.upper()])
+    if compression != 'none':
+        writer.set_compression(CompressionMode[compression.upper()], CompressionFormat.ZSTD)
     writer.open()
     joints = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState',
                                    typestore=ROS2)
@@ -260,6 +273,7 @@ def test_a_ros1_input_is_written_for_humble_by_default_and_humble_reads_it(tmp_p
     run(tmp_path / 'run.bag', tmp_path / 'out')
     information = metadata(tmp_path / 'out')
     assert (information['version'], information['storage_identifier']) == (5, 'sqlite3')
+    assert information['compression_mode'] == ''  # ROS 1's chunk compression: none in rosbag2
     read = humble_rules.read_metadata(tmp_path / 'out')
     assert read.message_count > 50  # the 50 states, and their /tf, the openings, ...
     assert read.topics['/gripper/opening'].qos[0]['durability'] == 1  # transient local
@@ -288,6 +302,84 @@ def test_a_rosbag2_input_is_written_for_its_distro_by_default(tmp_path):
     run(tmp_path / 'again', tmp_path / 'third')  # a Humble bag in: a Humble bag out
     assert metadata(tmp_path / 'third')['version'] == 5
     humble_rules.read_metadata(tmp_path / 'third')
+
+
+ZSTD_FRAME = b'\x28\xb5\x2f\xfd'  # RFC 8878: the magic number every zstd frame starts with
+
+
+def stored_bytes(bag: Path, information: dict) -> list[bytes]:
+    """What the storage holds: each file's first bytes, each stored message's for sqlite3."""
+    files = [bag / name for name in information['relative_file_paths']]
+    held = [file.read_bytes()[:4] for file in files]
+    if information['storage_identifier'] == 'sqlite3' and not files[0].name.endswith('.zstd'):
+        with sqlite3.connect(files[0]) as database:
+            held += [row[0][:4] for row in database.execute('SELECT data FROM messages')]
+        database.close()
+    return held
+
+
+def size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.iterdir() if p.name != 'metadata.yaml')
+
+
+def all_messages(path: Path) -> dict[str, list[tuple[int, bytes]]]:
+    with Reader(path) as reader:
+        found: dict[str, list] = {}
+        for connection, log_ns, data in reader.messages():
+            found.setdefault(connection.topic, []).append((log_ns, bytes(data)))
+        return found
+
+
+@pytest.mark.parametrize('storage', ['mcap', 'sqlite3'])
+@pytest.mark.parametrize('compression', ['message', 'file'])
+def test_a_compressed_input_is_written_compressed_as_it_was(tmp_path, compression, storage):
+    write_ros2(tmp_path / 'in', range(20), storage, compression)
+    run(tmp_path / 'in', tmp_path / 'out')
+    run(tmp_path / 'in', tmp_path / 'plain', '--compression', 'none')
+    out, plain = metadata(tmp_path / 'out'), metadata(tmp_path / 'plain')
+    assert (out['compression_mode'], out['compression_format']) == (compression, 'zstd')
+    assert (plain['compression_mode'], plain['compression_format']) == ('', '')
+    # Compressed indeed, where rosbag2 looks for it: each file (file), each message (message).
+    if compression == 'file':
+        extension = 'mcap' if storage == 'mcap' else 'db3'
+        assert out['relative_file_paths'] == [f'out.{extension}.zstd']
+        assert [f['path'] for f in out['files']] == out['relative_file_paths']
+        assert stored_bytes(tmp_path / 'out', out) == [ZSTD_FRAME]
+    elif storage == 'sqlite3':
+        held = stored_bytes(tmp_path / 'out', out)[1:]
+        assert len(held) == out['message_count'] and set(held) == {ZSTD_FRAME}
+    assert ZSTD_FRAME not in stored_bytes(tmp_path / 'plain', plain)
+    # (An MCAP's messages are inside its records: there, smaller; the description compresses.)
+    assert size(tmp_path / 'out') < size(tmp_path / 'plain')
+    # The same messages either way, and the recorded ones as recorded.
+    found = all_messages(tmp_path / 'out')
+    assert found == all_messages(tmp_path / 'plain')
+    assert found['/tf'] and len(found['/joint_states']) == 20
+    assert found['/joint_states'] == messages(tmp_path / 'in', '/joint_states')
+
+
+def test_a_file_compressed_output_for_humble_is_humbles_once_decompressed(tmp_path):
+    write_ros2(tmp_path / 'in', range(20), 'sqlite3', 'file')
+    run(tmp_path / 'in', tmp_path / 'out', '--distro', 'humble')
+    read = humble_rules.read_metadata(tmp_path / 'out')
+    [name] = read.files
+    # rosbag2's compression reader decompresses each file beside it and reads that.
+    (tmp_path / 'out' / name.removesuffix('.zstd')).write_bytes(
+        zstd.decompress((tmp_path / 'out' / name).read_bytes()))
+    read.files = [name.removesuffix('.zstd')]
+    assert humble_rules.read_messages(tmp_path / 'out', read) == read.message_count > 20
+
+
+@pytest.mark.parametrize('compression', ['message', 'file'])
+def test_a_recording_compressed_by_file_is_read_by_one_process(tmp_path, compression):
+    write_ros2(tmp_path / 'in', range(5), 'sqlite3', compression)
+    plan = plan_run(tmp_path / 'in', tmp_path / 'out', RunOptions(
+        description=(str(SAMPLE_URDF),), writer_process=True))
+    try:
+        # Decompressed whole as it is opened: a second reader would do it again.
+        assert plan.options.writer_process is (compression != 'file')
+    finally:
+        plan.input.close()
 
 
 JOINT_STATE_STORE = get_typestore(Stores.EMPTY)

@@ -2,6 +2,7 @@
 
     urdf_state_publisher_bag INPUT... OUTPUT [--description FILE [NAME:=VALUE ...]]
         [--overwrite] [--strict] [--jobs N] [--storage mcap|sqlite3] [--distro DISTRO]
+        [--compression none|message|file]
         [--ros-args -p NAME:=VALUE --params-file FILE -r FROM:=TO ...]
 
 It reads a recording (a rosbag2 bag: a directory, sqlite3 or MCAP, or a lone .mcap file; a
@@ -46,7 +47,7 @@ import time
 from typing import NoReturn
 
 from urdf_state_publisher.bag_input import BagInputError, recordings_in
-from urdf_state_publisher.bag_output import DISTROS
+from urdf_state_publisher.bag_output import COMPRESSIONS, DISTROS
 from urdf_state_publisher.bag_run import (
     EXIT_FAILED,
     EXIT_FINDINGS,
@@ -87,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAILED
     options = RunOptions(
         description=(args.description, *args.xacro_args) if args.description else (),
-        overwrite=args.overwrite, storage=args.storage, distro=args.distro, strict=args.strict,
-        ros_args=tuple(ros_args))
+        overwrite=args.overwrite, storage=args.storage, distro=args.distro,
+        compression=args.compression, strict=args.strict, ros_args=tuple(ros_args))
     *inputs, output = args.paths
     try:
         if not inputs:
@@ -212,6 +213,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument('--distro', choices=DISTROS,
                         help="the distro whose ros2 bag will play the output (default: the "
                              "input's; humble, which every distro plays, for ROS 1)")
+    parser.add_argument('--compression', choices=COMPRESSIONS,
+                        help="the output's zstd compression, each message or each file, "
+                             "as ros2 bag record compresses (default: the input's; none for "
+                             "ROS 1)")
     return parser
 
 

@@ -68,6 +68,7 @@ class InputBag(Protocol):
     end_ns: int
     storage: str  # 'mcap' or 'sqlite3': the output's unless asked otherwise
     distro: str  # the distro whose `ros2 bag` the output is written for unless asked otherwise
+    compression: str  # 'none', 'message' or 'file' (zstd): the output's unless asked otherwise
 
     def messages(self, topics: Collection[int] | None = None
                  ) -> Iterator[tuple[int, int, bytes]]:
@@ -164,6 +165,7 @@ class Rosbag2Input:
             # No metadata.yaml says for which distro: the LTS, which reads it too.
             self.storage = 'mcap' if path.suffix == '.mcap' else 'sqlite3'
             self.distro = 'jazzy'
+            self.compression = 'none'
         else:
             metadata = yaml.safe_load((path / 'metadata.yaml').read_text())
             information = metadata['rosbag2_bagfile_information']
@@ -173,6 +175,8 @@ class Rosbag2Input:
             named = information.get('ros_distro')
             self.distro = named if named in DISTROS else distro_of_version(
                 information['version'])
+            # rosbag2 writes FILE or MESSAGE, rosbags file or message; rosbags reads zstd only.
+            self.compression = (information.get('compression_mode') or 'none').lower()
 
     @cached_property
     def typestore(self) -> Any:
@@ -211,6 +215,8 @@ class Rosbag1Input:
         # in its default storage, which every distro has without a plugin installed.
         self.storage = 'sqlite3'
         self.distro = 'humble'
+        # ROS 1's chunk compression (bz2, lz4) has no rosbag2 counterpart.
+        self.compression = 'none'
         self._readers = []
         try:
             for file in files:

@@ -29,12 +29,16 @@ from typing import Any
 
 import yaml
 
-__all__ = ['add_connections', 'DISTROS', 'distro_of_version', 'HEADER', 'open_writer',
-           'OutputBag', 'OutputConnection', 'OUTPUT_TYPES', 'rosbag_qos', 'write_for_distro']
+__all__ = ['add_connections', 'COMPRESSIONS', 'DISTROS', 'distro_of_version', 'finish_output',
+           'HEADER', 'open_writer', 'OutputBag', 'OutputConnection', 'OutputFormat',
+           'OUTPUT_TYPES', 'rosbag_qos']
 
 # The metadata version each distro's `ros2 bag` writes, oldest distro first.
 METADATA_VERSIONS = {'humble': 5, 'jazzy': 9, 'kilted': 9, 'lyrical': 9}
 DISTROS = tuple(METADATA_VERSIONS)
+# An output's zstd compression: none, each message, or each file once closed; every distro's
+# rosbag2 reads all three (rosbag2_compression_zstd).
+COMPRESSIONS = ('none', 'message', 'file')
 # The oldest version rosbags writes: Humble's bags are made from it.
 _OLDEST_WRITTEN = 8
 # Humble's largest value of each QoS policy (rmw/types.h on humble); Jazzy added best_available
@@ -100,13 +104,27 @@ def distro_of_version(version: int) -> str:
     return next(distro for distro, written in METADATA_VERSIONS.items() if written == newest)
 
 
-def open_writer(path: Path, distro: str, storage: str) -> Any:
-    """An open rosbags Writer for a bag `distro` plays, in `storage` ('mcap' or 'sqlite3')."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
+@dataclass(frozen=True)
+class OutputFormat:
+    """What the output is written as."""
 
-    writer = Writer(path, version=max(METADATA_VERSIONS[distro], _OLDEST_WRITTEN),
+    distro: str  # the distro whose `ros2 bag` plays it (DISTROS)
+    storage: str  # 'mcap' or 'sqlite3'
+    compression: str  # zstd, as `ros2 bag record --compression-mode` has it: COMPRESSIONS
+
+
+def open_writer(path: Path, output: OutputFormat) -> Any:
+    """An open rosbags Writer for a bag of `output`.
+
+    File compression is applied by finish_output, once the metadata is final.
+    """
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+
+    writer = Writer(path, version=max(METADATA_VERSIONS[output.distro], _OLDEST_WRITTEN),
                     storage_plugin=StoragePlugin.MCAP
-                    if storage == 'mcap' else StoragePlugin.SQLITE3)
+                    if output.storage == 'mcap' else StoragePlugin.SQLITE3)
+    if output.compression == 'message':
+        writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
     writer.open()
     return writer
 
@@ -137,9 +155,8 @@ class OutputBag:
     k-th connection.
     """
 
-    def __init__(self, path: Path, distro: str, storage: str,
-                 connections: Sequence[OutputConnection]):
-        self._writer = open_writer(path, distro, storage)
+    def __init__(self, path: Path, output: OutputFormat, connections: Sequence[OutputConnection]):
+        self._writer = open_writer(path, output)
         self.handles = add_connections(self._writer, connections)
         self.write = self._writer.write
 
@@ -152,26 +169,55 @@ class OutputBag:
         """Nothing to stop: the run removes the files."""
 
 
-def write_for_distro(path: Path, distro: str) -> None:
-    """After the writer closed: the metadata as the distro's rosbag2 reads it."""
+def finish_output(path: Path, output: OutputFormat) -> None:
+    """After the writer closed: the output finished as `output` asks.
+
+    The metadata as the distro's rosbag2 reads it; then, for file compression, each file
+    compressed, as rosbag2 does once a file is closed.
+    """
     metadata_path = path / 'metadata.yaml'
     document = yaml.safe_load(metadata_path.read_text())
     information = document['rosbag2_bagfile_information']
-    if METADATA_VERSIONS[distro] < _OLDEST_WRITTEN:
+    if METADATA_VERSIONS[output.distro] < _OLDEST_WRITTEN:
         _as_humble(information)
     else:
-        information['ros_distro'] = distro
+        information['ros_distro'] = output.distro
+    names = information['relative_file_paths']
+    if output.compression == 'file':
+        information.update(compression_format='zstd', compression_mode='file')
+        information['relative_file_paths'] = [f'{name}.zstd' for name in names]
+        for file in information.get('files') or []:
+            file['path'] = f'{file["path"]}.zstd'
     text = yaml.safe_dump(document, sort_keys=False)
-    metadata_path.write_text(text)
     if information['storage_identifier'] == 'sqlite3':
         # The copy the storage keeps, read by `ros2 bag reindex` and where metadata.yaml is
         # missing.
-        for name in information['relative_file_paths']:
+        for name in names:
             with sqlite3.connect(path / name) as database:
-                database.execute('UPDATE schema SET ros_distro = ?', (distro,))
+                database.execute('UPDATE schema SET ros_distro = ?', (output.distro,))
                 database.execute('UPDATE metadata SET metadata_version = ?, metadata = ?',
                                  (information['version'], text))
             database.close()
+    if output.compression == 'file':
+        for name in names:
+            _compress(path / name)
+    metadata_path.write_text(text)
+
+
+def _compress(path: Path) -> None:
+    """`path` replaced by its zstd frame, `path`.zstd, streamed: memory stays flat."""
+    import shutil
+    import sys
+
+    # The zstd that rosbags reads compressed bags with (its dependency).
+    if sys.version_info >= (3, 14):
+        from compression import zstd
+    else:
+        from backports import zstd
+
+    with path.open('rb') as source, zstd.open(f'{path}.zstd', 'wb') as target:
+        shutil.copyfileobj(source, target, 1 << 20)
+    path.unlink()
 
 
 def _as_humble(information: dict) -> None:

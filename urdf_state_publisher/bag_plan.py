@@ -9,7 +9,7 @@ copying the recording while the run loads them (bag_feed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from urdf_state_publisher.bag_input import BagInputError, InputBag, open_bag
 from urdf_state_publisher.bag_output import (
     OUTPUT_TYPES,
     OutputConnection,
+    OutputFormat,
     rosbag_qos,
 )
 from urdf_state_publisher.bag_routing import our_topics, Role, route, TopicNames
@@ -49,6 +50,7 @@ class RunOptions:
     overwrite: bool = False
     storage: str | None = None  # 'mcap' or 'sqlite3'; None: the input's
     distro: str | None = None  # None: the input's
+    compression: str | None = None  # bag_output.COMPRESSIONS; None: the input's
     strict: bool = False  # the node's warnings fail the run (EXIT_FINDINGS)
     ros_args: tuple[str, ...] = ()
     live: bool = True  # the node's log and a progress line on stderr, as they come
@@ -122,8 +124,7 @@ class RunPlan:
     connections: tuple[OutputConnection, ...]
     ours: dict[str, int]
     copies: dict[int, int]
-    storage: str
-    distro: str
+    output_format: OutputFormat
 
 
 def check_paths(input_path: Path, output: Path, overwrite: bool) -> None:
@@ -180,10 +181,15 @@ def plan_run(input_path: Path, output: Path, options: RunOptions) -> RunPlan:
     except BaseException:
         recording.close()
         raise
+    if recording.compression == 'file':
+        # rosbags decompresses such a recording whole into a temporary folder as it opens it:
+        # a writer process reading it too would take that room twice, and the time.
+        options = replace(options, writer_process=False)
     return RunPlan(input_path, output, options, ros, parameters, config, names, recording,
                    roles, tuple(connections), ours, copies,
-                   storage=options.storage or recording.storage,
-                   distro=options.distro or recording.distro)
+                   OutputFormat(options.distro or recording.distro,
+                                options.storage or recording.storage,
+                                options.compression or recording.compression))
 
 
 def _check_inputs(input_path: Path, recording: InputBag, names: TopicNames, resolved: str,

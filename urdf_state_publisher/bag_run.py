@@ -27,7 +27,7 @@ import time
 from typing import Any
 
 from urdf_state_publisher.bag_input import BagInputError
-from urdf_state_publisher.bag_output import OutputBag, write_for_distro
+from urdf_state_publisher.bag_output import finish_output, OutputBag
 from urdf_state_publisher.bag_plan import (
     BagError,
     EXIT_FAILED,
@@ -72,11 +72,10 @@ def _run(plan: RunPlan) -> RunSummary:
         if plan.options.writer_process:
             from urdf_state_publisher.writer_process import WriterProcess
 
-            writer = WriterProcess(staging / output.name, plan.distro, plan.storage,
-                                   plan.connections, plan.input_path, plan.copies)
+            writer = WriterProcess(staging / output.name, plan.output_format, plan.connections,
+                                   plan.input_path, plan.copies)
         else:
-            writer = OutputBag(staging / output.name, plan.distro, plan.storage,
-                               plan.connections)
+            writer = OutputBag(staging / output.name, plan.output_format, plan.connections)
         # The engine's modules, imported while a writer process copies.
         from urdf_state_publisher.bag_feed import BagFeed
 
@@ -84,7 +83,7 @@ def _run(plan: RunPlan) -> RunSummary:
         feed.run()
         copied = writer.close()
         elapsed = time.monotonic() - started
-        write_for_distro(staging / output.name, plan.distro)
+        finish_output(staging / output.name, plan.output_format)
         if output.exists():
             shutil.rmtree(output) if output.is_dir() else output.unlink()
         (staging / output.name).rename(output)

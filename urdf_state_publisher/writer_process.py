@@ -28,7 +28,12 @@ import signal
 from typing import Any
 
 from urdf_state_publisher.bag_input import open_bag
-from urdf_state_publisher.bag_output import add_connections, open_writer, OutputConnection
+from urdf_state_publisher.bag_output import (
+    add_connections,
+    open_writer,
+    OutputConnection,
+    OutputFormat,
+)
 
 __all__ = ['WriterProcess']
 
@@ -49,7 +54,7 @@ class WriterProcess:
     after them, or by `close`.
     """
 
-    def __init__(self, path: Path, distro: str, storage: str,
+    def __init__(self, path: Path, output: OutputFormat,
                  connections: Sequence[OutputConnection], source: Path,
                  copies: dict[int, int]):
         import multiprocessing  # imported by the run that uses it: a batch's runs do not
@@ -64,7 +69,7 @@ class WriterProcess:
         _widen(self._batches)
         self._process = context.Process(
             target=_serve, args=(batches_in, reply_out, (self._batches, self._reply), path,
-                                 distro, storage, list(connections), source, dict(copies)),
+                                 output, list(connections), source, dict(copies)),
             name='urdf_state_publisher_bag writer', daemon=True)
         self._process.start()
         batches_in.close()
@@ -134,7 +139,7 @@ def _widen(connection: Any) -> None:
             pass
 
 
-def _serve(pipe: Any, reply: Any, runs_ends: tuple, path: Path, distro: str, storage: str,
+def _serve(pipe: Any, reply: Any, runs_ends: tuple, path: Path, output: OutputFormat,
            connections: list[OutputConnection], source: Path, copies: dict[int, int]) -> None:
     """The writer process: the copies and the run's batches in, one reply when closed.
 
@@ -147,7 +152,7 @@ def _serve(pipe: Any, reply: Any, runs_ends: tuple, path: Path, distro: str, sto
     for end in runs_ends:
         end.close()
     try:
-        writer = open_writer(path, distro, storage)
+        writer = open_writer(path, output)
         handles = add_connections(writer, connections)
         run_done = False
 
