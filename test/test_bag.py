@@ -469,6 +469,22 @@ def test_a_folder_that_is_no_bag_is_named(tmp_path):
     assert nothing_left(tmp_path)
 
 
+def test_a_recording_left_without_its_metadata_is_named_with_what_to_do(tmp_path):
+    # What `ros2 bag record` leaves when it is killed before it closes: its files alone.
+    bag = write_bag(tmp_path / 'input', source('/joint_states', ARM + GRIPPER, 100, 0.1),
+                    storage='sqlite3')
+    (bag / 'metadata.yaml').unlink()
+    [database] = bag.glob('*.db3')
+    line = error_line(run_bag(bag, tmp_path / 'output', check=False))
+    assert line == (f'urdf_state_publisher_bag: {bag}: sqlite3 files ({database.name}) without '
+                    f'the metadata.yaml of their bag: write it with `ros2 bag reindex {bag}`, or '
+                    'give each .db3 file itself as an input')
+    assert nothing_left(tmp_path)
+    # As it says: the file itself is read.
+    run_bag(database, tmp_path / 'output', '--description', SAMPLE_URDF)
+    assert read_bag(tmp_path / 'output')[0]
+
+
 def test_an_empty_folder_is_named(tmp_path):
     (tmp_path / 'input').mkdir()
     line = error_line(run_bag(tmp_path / 'input', tmp_path / 'output', check=False))

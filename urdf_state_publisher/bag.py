@@ -5,7 +5,7 @@
         [--compression none|message|file]
         [--ros-args -p NAME:=VALUE --params-file FILE -r FROM:=TO ...]
 
-It reads a recording (a rosbag2 bag: a directory, sqlite3 or MCAP, or a lone .mcap file; a
+It reads a recording (a rosbag2 bag: a directory, sqlite3 or MCAP, or a lone .mcap or .db3 file; a
 ROS 1 bag: a .bag file or the files of a split recording) and writes a new bag: everything in
 the input, plus what urdf_state_publisher would have published had it run while the bag was
 recorded, each message at the log time of the one that made the node publish it. The work is

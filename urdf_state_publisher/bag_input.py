@@ -120,6 +120,13 @@ def recordings_in(path: Path) -> list[Path] | None:
              or entry.is_dir() and ((entry / 'metadata.yaml').exists()
                                     or any(entry.glob('*.bag')))]
     if not found:
+        databases = sorted(path.glob('*.db3'))
+        if databases:  # what `ros2 bag record` leaves when it is killed before it closes
+            more = ', ...' if len(databases) > 1 else ''
+            raise BagInputError(
+                f'{path}: sqlite3 files ({databases[0].name}{more}) without the metadata.yaml '
+                f'of their bag: write it with `ros2 bag reindex {path}`, or give each .db3 file '
+                'itself as an input')
         raise BagInputError(
             f'{path}: not a recording, nor a folder of recordings: no metadata.yaml, .mcap or '
             '.bag file in it, nor in its folders')
