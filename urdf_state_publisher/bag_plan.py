@@ -222,9 +222,17 @@ def _copied(input_path: Path, recording: InputBag, recorded: Any) -> OutputConne
     """The output's connection of a recorded topic copied.
 
     Its definition as recorded, or Jazzy's for a bag recorded without definitions (before Iron).
+    A definition recorded without its hash (a Humble bag's metadata has none: this command's
+    own Humble outputs) is hashed from its text.
     """
     msgdef, digest = recorded.msgdef, recorded.digest
-    if not msgdef or not digest:
+    if msgdef and not digest:
+        from rosbags.typesys import get_types_from_msg, get_typestore, Stores
+
+        own = get_typestore(Stores.EMPTY)
+        own.register(get_types_from_msg(msgdef, recorded.msgtype))
+        digest = own.hash_rihs01(recorded.msgtype)
+    elif not msgdef or not digest:
         known = recording.typestore
         if recorded.msgtype not in known.types:
             raise BagError(
