@@ -248,6 +248,22 @@ def python_script(script: str, *arguments) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+def with_writer_process(body: str, connections: str = '[]', batch_bytes: int | None = None
+                        ) -> str:
+    """A script that starts a writer process for the output sys.argv[1], with `connections`
+    (an expression) and no recorded topic to copy, then runs `body` (`writer` is the process).
+    """
+    return ('import multiprocessing, os, signal, sys, time\n'
+            'from urdf_state_publisher import writer_process\n'
+            'from urdf_state_publisher.bag_output import OutputConnection, OutputFormat\n'
+            + (f'writer_process.BATCH_BYTES = {batch_bytes}\n' if batch_bytes else '')
+            + f'connections = {connections}\n'
+            'writer = writer_process.WriterProcess(sys.argv[1], OutputFormat("jazzy", "mcap", '
+            '"none"),\n'
+            '                                      connections, sys.argv[1], {})\n'
+            + body)
+
+
 def write_recording(path: Path, storage: str) -> Path:
     """A recording with a topic of each role (bag_routing.Role): joint states for 2 s, a topic
     only copied (at 30 Hz, for 3.5 s: on after the joint states stop), recorded /tf of the
@@ -379,24 +395,19 @@ def test_the_batches_pipe_holds_a_whole_batch_where_the_system_allows():
 def test_what_the_writer_process_raises_the_run_raises(tmp_path):
     # rosbags refuses a connection added twice: the writer process stops there, while the run
     # goes on handing over messages until it finds out, and raises what the writer raised.
-    script = ('import multiprocessing, sys\n'
-              'from rosbags.rosbag2 import WriterError\n'
-              'from urdf_state_publisher import writer_process\n'
-              'from urdf_state_publisher.bag_output import OutputConnection, OutputFormat\n'
-              'writer_process.BATCH_BYTES = 100\n'
-              'twice = [OutputConnection("/a", "std_msgs/msg/String", "string data",\n'
-              '                          "RIHS01_" + "0" * 64, [])] * 2\n'
-              'writer = writer_process.WriterProcess(\n'
-              '    sys.argv[1], OutputFormat("jazzy", "mcap", "none"), twice, sys.argv[1], {})\n'
-              'call = "write"\n'
-              'try:\n'
-              '    for k in range(1_000_000):\n'
-              '        writer.write(writer.handles[0], k, bytes(200))\n'
-              '    call = "close"\n'
-              '    writer.close()\n'
-              'except WriterError as error:\n'
-              '    left = len(multiprocessing.active_children())\n'
-              '    print(f"{call} raised: {error}; writers left: {left}")\n')
+    twice = ('[OutputConnection("/a", "std_msgs/msg/String", "string data", '
+             '"RIHS01_" + "0" * 64, [])] * 2')
+    script = with_writer_process('from rosbags.rosbag2 import WriterError\n'
+                                 'call = "write"\n'
+                                 'try:\n'
+                                 '    for k in range(1_000_000):\n'
+                                 '        writer.write(writer.handles[0], k, bytes(200))\n'
+                                 '    call = "close"\n'
+                                 '    writer.close()\n'
+                                 'except WriterError as error:\n'
+                                 '    left = len(multiprocessing.active_children())\n'
+                                 '    print(f"{call} raised: {error}; writers left: {left}")\n',
+                                 connections=twice, batch_bytes=100)
     result = python_script(script, tmp_path / 'out')
     assert result.returncode == 0, result.stderr
     # Raised by a hand-over (the writer ends within milliseconds of the error; a million
@@ -453,18 +464,12 @@ def test_a_bag_recorded_without_definitions_is_copied_with_jazzys(tmp_path):
 
 def test_a_writer_process_killed_is_one_error_of_the_run(tmp_path):
     # Killed (out of memory, a signal) before it could say why: the next hand-over says so.
-    script = ('import os, signal, sys\n'
-              'from urdf_state_publisher import writer_process\n'
-              'from urdf_state_publisher.bag_output import OutputFormat\n'
-              'writer_process.BATCH_BYTES = 100\n'
-              'writer = writer_process.WriterProcess(\n'
-              '    sys.argv[1], OutputFormat("jazzy", "mcap", "none"), [], sys.argv[1], {})\n'
-              'os.kill(writer._process.pid, signal.SIGKILL)\n'
-              'writer._process.join()\n'
-              'try:\n'
-              '    writer.write(0, 1, bytes(200))\n'
-              'except RuntimeError as error:\n'
-              '    print(error)\n')
+    script = with_writer_process('os.kill(writer._process.pid, signal.SIGKILL)\n'
+                                 'writer._process.join()\n'
+                                 'try:\n'
+                                 '    writer.write(0, 1, bytes(200))\n'
+                                 'except RuntimeError as error:\n'
+                                 '    print(error)\n', batch_bytes=100)
     result = python_script(script, tmp_path / 'out')
     assert result.returncode == 0, result.stderr
     assert result.stdout == 'the output writer process ended before closing the bag\n'
@@ -472,14 +477,9 @@ def test_a_writer_process_killed_is_one_error_of_the_run(tmp_path):
 
 def test_the_writer_process_ends_with_the_run_killed(tmp_path):
     # A run killed outright (SIGKILL: no clean-up of its own) leaves no writer process behind.
-    script = ('import multiprocessing, sys, time\n'
-              'from urdf_state_publisher.writer_process import WriterProcess\n'
-              'from urdf_state_publisher.bag_output import OutputFormat\n'
-              'writer = WriterProcess(\n'
-              '    sys.argv[1], OutputFormat("jazzy", "mcap", "none"), [], sys.argv[1], {})\n'
-              '[child] = multiprocessing.active_children()\n'
-              'print(child.pid, flush=True)\n'
-              'time.sleep(600)\n')
+    script = with_writer_process('[child] = multiprocessing.active_children()\n'
+                                 'print(child.pid, flush=True)\n'
+                                 'time.sleep(600)\n')
     run = subprocess.Popen([sys.executable, '-c', script, str(tmp_path / 'out')],
                            stdout=subprocess.PIPE, text=True)
     writer = Path(f'/proc/{int(run.stdout.readline())}/status')
