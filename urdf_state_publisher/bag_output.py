@@ -24,7 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+import shutil
 import sqlite3
+import sys
 from typing import Any
 
 import yaml
@@ -206,9 +208,6 @@ def finish_output(path: Path, output: OutputFormat) -> None:
 
 def _compress(path: Path) -> None:
     """`path` replaced by its zstd frame, `path`.zstd, streamed: memory stays flat."""
-    import shutil
-    import sys
-
     # The zstd that rosbags reads compressed bags with (its dependency).
     if sys.version_info >= (3, 14):
         from compression import zstd
