@@ -168,11 +168,12 @@ class Rosbag2Input:
             for c in self._reader.connections]
         self.start_ns = self._reader.start_time
         self.end_ns = self._reader.end_time
+        # zstd by 'message' or 'file' as rosbags read it from the metadata (a lone file: none).
+        self.compression = self._reader.compression_mode or 'none'
         if path.is_file():
             # No metadata.yaml says for which distro: the LTS, which reads it too.
             self.storage = 'mcap' if path.suffix == '.mcap' else 'sqlite3'
             self.distro = 'jazzy'
-            self.compression = 'none'
         else:
             metadata = yaml.safe_load((path / 'metadata.yaml').read_text())
             information = metadata['rosbag2_bagfile_information']
@@ -182,8 +183,6 @@ class Rosbag2Input:
             named = information.get('ros_distro')
             self.distro = named if named in DISTROS else distro_of_version(
                 information['version'])
-            # rosbag2 writes FILE or MESSAGE, rosbags file or message; rosbags reads zstd only.
-            self.compression = (information.get('compression_mode') or 'none').lower()
 
     @cached_property
     def typestore(self) -> Any:
