@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 import re
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -446,11 +447,19 @@ def test_a_missing_input_is_named(tmp_path):
     assert nothing_left(tmp_path)
 
 
-@pytest.mark.parametrize('what', ['mcap file', 'bag directory'])
+# After the MCAP magic: no header record; a header record whose length is past what a 64-bit
+# size holds; one past any memory (2**44 bytes: the reader's allocation fails, or the read is
+# short).
+DAMAGED_MCAP = {'mcap file': b'\x89MCAP0\r\n' + bytes(range(256)),
+                'mcap header length': b'\x89MCAP0\r\n\x01' + struct.pack('<Q', 2**64 - 1),
+                'mcap header length past memory': b'\x89MCAP0\r\n\x01' + struct.pack('<Q', 2**44)}
+
+
+@pytest.mark.parametrize('what', [*DAMAGED_MCAP, 'bag directory'])
 def test_a_corrupt_input_is_named(tmp_path, what):
-    if what == 'mcap file':
+    if what in DAMAGED_MCAP:
         corrupt = tmp_path / 'input.mcap'
-        corrupt.write_bytes(b'\x89MCAP0\r\n' + os.urandom(300))
+        corrupt.write_bytes(DAMAGED_MCAP[what] + bytes(300))
     else:
         corrupt = write_bag(tmp_path / 'input', source('/joint_states', ARM + GRIPPER, 100, 0.1))
         (corrupt / 'metadata.yaml').write_text('rosbag2_bagfile_information: [1, 2\n')

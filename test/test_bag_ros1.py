@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 import sqlite3
+import struct
 import subprocess
 import sys
 
@@ -247,6 +248,53 @@ def test_a_message_that_cannot_be_converted_is_named_and_nothing_is_written(tmp_
     [line] = result.stdout.splitlines()
     assert line.startswith(f'1 {tmp_path / "run.bag"}: the message on /notes at log time '
                            f'{START_NS + 500_000_000} ns is not a std_msgs/msg/String')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['run.bag']
+
+
+def ros1_records(data: bytes | bytearray, offset: int, end: int):
+    """(offset, header fields, data offset, data length) of each record in data[offset:end].
+
+    Read by the ROS bag format 2.0: a record is its header's length (u32), its fields (each a
+    u32 length and `name=value`), its data's length (u32) and its data.
+    """
+    while offset < end:
+        header_length = struct.unpack_from('<I', data, offset)[0]
+        fields, at = {}, offset + 4
+        while at < offset + 4 + header_length:
+            length = struct.unpack_from('<I', data, at)[0]
+            name, _, value = bytes(data[at + 4:at + 4 + length]).partition(b'=')
+            fields[name.decode()] = value
+            at += 4 + length
+        data_length = struct.unpack_from('<I', data, at)[0]
+        yield offset, fields, at + 4, data_length
+        offset = at + 4 + data_length
+
+
+@pytest.mark.parametrize('jobs', ['1', '2'], ids=['one-process', 'writer-process'])
+def test_a_recording_damaged_inside_is_one_line_and_nothing_written(tmp_path, jobs):
+    # The header length of a message record in the first chunk set past the file's end: the
+    # bag opens (its index is whole), and the damage is met while its messages are read.
+    bag = tmp_path / 'run.bag'
+    write_ros1(bag, range(100), extra=False)
+    data = bytearray(bag.read_bytes())
+    start = data.index(b'\n') + 1  # past '#ROSBAG V2.0'
+    _, chunk, inside, length = next(record for record in ros1_records(data, start, len(data))
+                                    if record[1]['op'] == b'\x05')
+    assert chunk['compression'] == b'none'
+    messages = [offset for offset, fields, _, _ in ros1_records(data, inside, inside + length)
+                if fields['op'] == b'\x02']
+    struct.pack_into('<I', data, messages[40], 0x7fff_ffff)
+    bag.write_bytes(bytes(data))
+    result = subprocess.run(
+        [sys.executable, '-m', 'urdf_state_publisher.bag', str(bag), str(tmp_path / 'out'),
+         '--description', str(SAMPLE_URDF), '--jobs', jobs],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert 'Traceback' not in result.stderr
+    [line] = [line for line in result.stderr.splitlines()
+              if line.startswith('urdf_state_publisher_bag: ')]
+    assert line.startswith(f'urdf_state_publisher_bag: {bag}: damaged: cannot read ')
+    assert line.endswith('nothing is written from a recording that cannot be read whole')
     assert sorted(p.name for p in tmp_path.iterdir()) == ['run.bag']
 
 

@@ -12,6 +12,7 @@ import hashlib
 import json
 from pathlib import Path
 import re
+import struct
 import subprocess
 import sys
 import time
@@ -93,6 +94,47 @@ def test_a_lone_mcap_inside_the_output_folder_is_refused(tmp_path):
     result = run(lone, folder, '--description', SAMPLE_URDF, '--overwrite')
     assert result.returncode == 1 and 'holds the input' in result.stderr
     assert lone.read_bytes() == before
+
+
+def damage_a_message_length(mcap: Path, index: int) -> None:
+    """The length of message record `index` (from 0) of the first chunk set past any file's end.
+
+    Read by the MCAP specification: a record is its opcode (u8), its length (u64) and its body;
+    a chunk (opcode 6) holds its messages' start and end times, uncompressed size and CRC,
+    its compression (a u32-long string) and its records (a u64-long byte array).
+    """
+    data = bytearray(mcap.read_bytes())
+    offset = 8  # past the magic
+    while data[offset] != 0x06:
+        offset += 9 + struct.unpack_from('<Q', data, offset + 1)[0]
+    offset += 9 + 28
+    compression_length = struct.unpack_from('<I', data, offset)[0]
+    assert compression_length == 0, 'rosbags wrote a compressed chunk: its records are not bare'
+    offset += 4 + 8
+    seen = 0  # messages (opcode 5), past the chunk's schema and channel records
+    while data[offset] != 0x05 or seen < index:
+        seen += data[offset] == 0x05
+        offset += 9 + struct.unpack_from('<Q', data, offset + 1)[0]
+    struct.pack_into('<Q', data, offset + 1, 2**62)
+    mcap.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize('jobs', ['1', '2'], ids=['one-process', 'writer-process'])
+def test_a_recording_damaged_inside_is_one_line_and_nothing_written(tmp_path, jobs):
+    # It opens (its summary is whole), so the damage is met while its messages are read.
+    bag = write_states(tmp_path / 'run')
+    [mcap] = bag.glob('*.mcap')
+    damage_a_message_length(mcap, 50)
+    before = digest(bag)
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF, '--jobs', jobs)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert 'Traceback' not in result.stderr
+    [line] = [line for line in result.stderr.splitlines()
+              if line.startswith('urdf_state_publisher_bag: ')]
+    assert line.startswith(f'urdf_state_publisher_bag: {bag}: damaged: cannot read ')
+    assert line.endswith('nothing is written from a recording that cannot be read whole')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['run']
+    assert digest(bag) == before
 
 
 # The exit status ------------------------------------------------------------------------

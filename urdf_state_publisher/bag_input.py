@@ -154,14 +154,15 @@ class Rosbag2Input:
     """A rosbag2 bag, read with rosbags' rosbag2 reader; its bytes are already CDR."""
 
     def __init__(self, path: Path):
-        from rosbags.rosbag2 import Reader, ReaderError
+        from rosbags.rosbag2 import Reader
 
         self.path = path
         try:
             self._reader = Reader(path)
             self._reader.open()
-        except (ReaderError, OSError, ValueError, KeyError) as error:
-            raise BagInputError(f'{path}: cannot read it as a rosbag2 bag ({error})') from None
+        except Exception as error:  # noqa: BLE001 - rosbags raises anything on a damaged file
+            raise BagInputError(
+                f'{path}: cannot read it as a rosbag2 bag ({_reason(error)})') from None
         self.topics = [
             InputTopic(c.id, c.topic, c.msgtype, c.msgdef.data or None, c.digest or None,
                        c.ext.offered_qos_profiles)
@@ -202,8 +203,13 @@ class Rosbag2Input:
             c for c in self._reader.connections if c.id in topics]
         if topics is not None and not connections:
             return
-        for connection, log_ns, raw in self._reader.messages(connections):
-            yield connection.id, log_ns, raw if type(raw) is bytes else bytes(raw)
+        # Only rosbags' reading raises in here: what the consumer raises stays in the consumer.
+        log_ns = None
+        try:
+            for connection, log_ns, raw in self._reader.messages(connections):
+                yield connection.id, log_ns, raw if type(raw) is bytes else bytes(raw)
+        except Exception as error:  # noqa: BLE001 - rosbags raises anything on a damaged file
+            raise _damaged(self.path, log_ns, error) from None
 
     def close(self) -> None:
         self._reader.close()
@@ -213,7 +219,7 @@ class Rosbag1Input:
     """A ROS 1 recording: one .bag file or the files of a split one, converted to CDR."""
 
     def __init__(self, path: Path, files: list[Path]):
-        from rosbags.rosbag1 import Reader, ReaderError
+        from rosbags.rosbag1 import Reader
         from rosbags.typesys import get_types_from_msg, get_typestore, Stores, TypesysError
 
         self.path = path
@@ -229,9 +235,10 @@ class Rosbag1Input:
                 reader = Reader(file)
                 reader.open()
                 self._readers.append(reader)
-        except (ReaderError, OSError, ValueError, KeyError) as error:
+        except Exception as error:  # noqa: BLE001 - rosbags raises anything on a damaged file
             self.close()
-            raise BagInputError(f'{file}: cannot read it as a ROS 1 bag ({error})') from None
+            raise BagInputError(
+                f'{file}: cannot read it as a ROS 1 bag ({_reason(error)})') from None
         self.typestore = get_typestore(Stores.EMPTY)
         types: dict[str, Any] = {}
         # One output topic per topic and type, whatever the number of recorders and files.
@@ -304,16 +311,37 @@ def _log_time(item: tuple[int, int, bytes]) -> int:
 def _converted(path: Path, messages,
                conversions: dict[int, tuple[int, Callable[[bytes], bytes]]]
                ) -> Iterator[tuple[int, int, bytes]]:
-    for connection, log_ns, raw in messages:
-        topic_id, convert = conversions[connection.id]
-        try:
-            data = convert(raw if type(raw) is bytes else bytes(raw))
-        except Exception as error:  # noqa: BLE001 - rosbags' generated code raises anything
-            raise BagInputError(
-                f'{path}: the message on {connection.topic} at log time {log_ns} ns is not a '
-                f'{connection.msgtype} ({type(error).__name__}: {error}); it cannot be '
-                'converted') from None
-        yield topic_id, log_ns, data
+    log_ns = None
+    try:
+        for connection, log_ns, raw in messages:
+            topic_id, convert = conversions[connection.id]
+            try:
+                data = convert(raw if type(raw) is bytes else bytes(raw))
+            except Exception as error:  # noqa: BLE001 - rosbags' generated code raises anything
+                raise BagInputError(
+                    f'{path}: the message on {connection.topic} at log time {log_ns} ns is not '
+                    f'a {connection.msgtype} ({_reason(error)}); it cannot be converted'
+                ) from None
+            yield topic_id, log_ns, data
+    except BagInputError:
+        raise
+    except Exception as error:  # noqa: BLE001 - rosbags raises anything on a damaged file
+        raise _damaged(path, log_ns, error) from None
+
+
+def _damaged(path: Path, log_ns: int | None, error: Exception) -> BagInputError:
+    """The line for a recording that opened but cannot be read to its end."""
+    where = 'its messages' if log_ns is None else \
+        f'on after the message at log time {log_ns} ns'
+    return BagInputError(f'{path}: damaged: cannot read {where} ({_reason(error)}); nothing '
+                         'is written from a recording that cannot be read whole')
+
+
+def _reason(error: Exception) -> str:
+    """What a reader raised, in words: a damaged length is too large to read at all."""
+    if isinstance(error, (MemoryError, OverflowError)):
+        return 'a record claims more bytes than can be read: its length is damaged'
+    return f'{type(error).__name__}: {error}' if str(error) else type(error).__name__
 
 
 def _latched_qos() -> list:
