@@ -580,16 +580,35 @@ def test_on_a_terminal_a_progress_line_says_how_far_and_how_fast(tmp_path, long_
                      r'\d+ s left', progress[0]), progress[0]
 
 
+def full_pipe() -> tuple[int, int]:
+    """A pipe already full: whoever writes to its write end waits until it is read."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    for size in (4096, 1):
+        try:
+            while True:
+                os.write(write_end, bytes(size))
+        except BlockingIOError:
+            pass
+    os.set_blocking(write_end, True)
+    return read_end, write_end
+
+
 def test_ctrl_c_leaves_no_output_that_looks_complete(tmp_path, long_bag):
+    # Its stderr a full pipe: the run writes its output, then waits at its first log line (the
+    # description loaded) until the pipe is read, so it is interrupted mid-run however slow
+    # this test is to send the signal.
+    read_end, write_end = full_pipe()
     process = subprocess.Popen(
         [sys.executable, '-m', 'urdf_state_publisher.bag', str(long_bag), str(tmp_path / 'output'),
-         '--description', str(SAMPLE_URDF)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
-    # Once it writes (its staging folder exists), and long before it could be done.
+         '--description', str(SAMPLE_URDF)], stdout=subprocess.PIPE, stderr=write_end)
+    os.close(write_end)
     wait_until(lambda: list(tmp_path.glob('.output.partial*/output/*')) or
                process.poll() is not None, 60.0, lambda: time.sleep(0.01), 'the output')
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    with os.fdopen(read_end, 'rb') as pipe:
+        stderr = pipe.read().lstrip(b'\0').decode()
+    stdout = process.communicate(timeout=60)[0].decode()
     # Killed by SIGINT after its cleanup, as an interrupted program ends (a shell shows 130).
     assert process.returncode == -signal.SIGINT, stdout + stderr
     assert 'interrupted; no output written' in stderr
