@@ -421,17 +421,16 @@ def test_the_batches_pipe_holds_a_whole_batch_where_the_system_allows():
     # A batch handed over in one copy, not in a wait for each 64 KiB (a pipe's default size)
     # the writer reads.
     import fcntl
-    import multiprocessing
+    import os
 
     from urdf_state_publisher import writer_process
 
-    reading, writing = multiprocessing.Pipe(duplex=False)
+    reading, writing = os.pipe()
     writer_process._widen(writing)
     largest = int(Path('/proc/sys/fs/pipe-max-size').read_text())
-    assert fcntl.fcntl(writing.fileno(), fcntl.F_GETPIPE_SZ) == min(
-        writer_process.BATCH_BYTES, largest)
-    reading.close()
-    writing.close()
+    assert fcntl.fcntl(writing, fcntl.F_GETPIPE_SZ) == min(writer_process.BATCH_BYTES, largest)
+    os.close(reading)
+    os.close(writing)
 
 
 def test_what_the_writer_process_raises_the_run_raises(tmp_path):
@@ -506,10 +505,12 @@ def test_a_bag_recorded_without_definitions_is_copied_with_jazzys(tmp_path):
 
 def test_a_writer_process_killed_is_one_error_of_the_run(tmp_path):
     # Killed (out of memory, a signal) before it could say why: the next hand-over says so.
+    # A batch of 100 bytes: the second record is handed over with the first.
     script = with_writer_process('os.kill(writer._process.pid, signal.SIGKILL)\n'
                                  'writer._process.join()\n'
                                  'try:\n'
                                  '    writer.write(0, 1, bytes(200))\n'
+                                 '    writer.write(0, 2, bytes(200))\n'
                                  'except RuntimeError as error:\n'
                                  '    print(error)\n', batch_bytes=100)
     result = python_script(script, tmp_path / 'out')

@@ -23,6 +23,7 @@ the run closes or aborts it, or when the run's process goes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+import os
 from pathlib import Path
 import signal
 from typing import Any
@@ -34,11 +35,13 @@ from urdf_state_publisher.bag_output import (
     OutputConnection,
     OutputFormat,
 )
+from urdf_state_publisher.batch_pipe import BatchReceiver, BatchSender
 
 __all__ = ['WriterProcess']
 
-# What the run gathers before handing it over: large enough that a batch costs one pipe
-# transfer among thousands of messages, small enough to keep both processes busy.
+# What the run gathers before handing it over, and the size of the pipe: large enough that a
+# batch costs one pipe transfer among thousands of messages, small enough to keep both
+# processes busy.
 BATCH_BYTES = 1 << 20
 # How many recorded messages the writer copies between two looks at the pipe: a look is a
 # system call, a copied message about twenty microseconds.
@@ -61,41 +64,40 @@ class WriterProcess:
 
         # A fork: the writer needs nothing this process has not imported already.
         context = multiprocessing.get_context('fork')
-        # Two pipes, one each way: the batches', as large as a batch where the system allows
-        # it, so that handing one over is one copy, not a wait for every 64 KiB the writer
-        # reads; and the writer's one reply.
-        batches_in, self._batches = context.Pipe(duplex=False)
+        # Two pipes, one each way: the batches' (batch_pipe), as large as a batch where the
+        # system allows it, so that handing one over is one copy, not a wait for every 64 KiB
+        # the writer reads; and the writer's one reply, pickled.
+        batches_in, batches_out = os.pipe()
+        _widen(batches_out)
         self._reply, reply_out = context.Pipe(duplex=False)
-        _widen(self._batches)
         self._process = context.Process(
-            target=_serve, args=(batches_in, reply_out, (self._batches, self._reply), path,
+            target=_serve, args=(batches_in, reply_out, (batches_out, self._reply), path,
                                  output, list(connections), source, dict(copies)),
             name='urdf_state_publisher_bag writer', daemon=True)
         self._process.start()
-        batches_in.close()
+        os.close(batches_in)
         reply_out.close()
+        self._batches_fd: int | None = batches_out
+        self._batches = BatchSender(batches_out, BATCH_BYTES)
         self.handles = list(range(len(connections)))
-        self._batch: list[tuple[int, int, bytes]] = []
-        self._size = 0
 
     def write(self, handle: int, log_ns: int, data: bytes) -> None:
-        self._batch.append((handle, log_ns, data))
-        self._size += len(data)
-        if self._size >= BATCH_BYTES:
-            self._hand_over()
+        if not self._batches.fits(len(data)):
+            self._send()
+        self._batches.add(handle, log_ns, data)
 
     def close(self) -> dict[int, int]:
         """Write what is left and close the bag, the copying done.
 
         Return how many messages of each recorded topic it copied; raise what the writer raised.
         """
-        self._hand_over()
-        self._send(None)
+        self._send(end=True)
         try:
             error, copied = self._reply.recv()
         except EOFError:  # killed (out of memory, a signal) before it could say anything
             error = RuntimeError('the output writer process ended before closing the bag')
         self._process.join()
+        self._close_batches()
         if error is not None:
             raise error
         return copied
@@ -105,21 +107,25 @@ class WriterProcess:
         if self._process.is_alive():
             self._process.kill()
         self._process.join()
+        self._close_batches()
 
-    def _hand_over(self) -> None:
-        if self._batch:
-            self._send(self._batch)
-            self._batch, self._size = [], 0
+    def _close_batches(self) -> None:
+        if self._batches_fd is not None:
+            os.close(self._batches_fd)
+            self._batches_fd = None
 
-    def _send(self, batch: list[tuple] | None) -> None:
+    def _send(self, end: bool = False) -> None:
+        """Hand the batch over (and then the end); raise what the writer raised if it stopped."""
         try:
-            self._batches.send(batch)
+            self._batches.send()
+            if end:
+                self._batches.end()
             return
         except (BrokenPipeError, ConnectionResetError):
             pass
         # The writer stopped: it sent why before it went. Raised out of the handler, so that the
         # failed send's frames are not kept as the error's context: they hold a view of the
-        # pickled batch's buffer, and Python 3.12 crashes at exit freeing the two out of order.
+        # batch's buffer, and Python 3.12 crashes at exit freeing the two out of order.
         try:
             error = self._reply.recv()[0] if self._reply.poll() else None
         except EOFError:  # killed before it could say anything
@@ -128,19 +134,20 @@ class WriterProcess:
         raise error or RuntimeError('the output writer process ended before closing the bag')
 
 
-def _widen(connection: Any) -> None:
-    """The pipe of `connection` made BATCH_BYTES large, where the system has the call (Linux)."""
+def _widen(fd: int) -> None:
+    """The pipe of `fd` made BATCH_BYTES large, where the system has the call (Linux)."""
     import fcntl
 
     if hasattr(fcntl, 'F_SETPIPE_SZ'):
         try:
-            fcntl.fcntl(connection.fileno(), fcntl.F_SETPIPE_SZ, BATCH_BYTES)
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, BATCH_BYTES)
         except OSError:  # above the system's limit (/proc/sys/fs/pipe-max-size): as it is
             pass
 
 
-def _serve(pipe: Any, reply: Any, runs_ends: tuple, path: Path, output: OutputFormat,
-           connections: list[OutputConnection], source: Path, copies: dict[int, int]) -> None:
+def _serve(batches_fd: int, reply: Any, runs_ends: tuple[int, Any], path: Path,
+           output: OutputFormat, connections: list[OutputConnection], source: Path,
+           copies: dict[int, int]) -> None:
     """The writer process: the copies and the run's batches in, one reply when closed.
 
     The reply: (None, how many messages of each recorded topic it copied), or (what it raised,
@@ -149,8 +156,10 @@ def _serve(pipe: Any, reply: Any, runs_ends: tuple, path: Path, output: OutputFo
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # The run's ends of the pipes, which the fork copied: closed, so that the batches' pipe ends
     # (and this process with it) when the run's process goes, however it goes.
-    for end in runs_ends:
-        end.close()
+    runs_batches, runs_reply = runs_ends
+    os.close(runs_batches)
+    runs_reply.close()
+    batches = BatchReceiver(batches_fd)
     try:
         writer = open_writer(path, output)
         handles = add_connections(writer, connections)
@@ -158,8 +167,8 @@ def _serve(pipe: Any, reply: Any, runs_ends: tuple, path: Path, output: OutputFo
 
         def take_batches() -> bool:
             """Write the run's batches that have come; whether the run has closed."""
-            while pipe.poll():
-                batch = pipe.recv()
+            while batches.ready():
+                batch = batches.receive()
                 if batch is None:
                     return True
                 for handle, log_ns, data in batch:
@@ -183,7 +192,7 @@ def _serve(pipe: Any, reply: Any, runs_ends: tuple, path: Path, output: OutputFo
             finally:
                 recording.close()
         while not run_done:
-            pipe.poll(None)
+            batches.wait()
             run_done = take_batches()
         writer.close()
     except EOFError:
@@ -191,6 +200,8 @@ def _serve(pipe: Any, reply: Any, runs_ends: tuple, path: Path, output: OutputFo
     except Exception as error:  # noqa: BLE001 - the run raises it, whatever it is
         _reply(reply, (error, None))
         return
+    finally:
+        batches.close()
     _reply(reply, (None, copied))
 
 
