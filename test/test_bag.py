@@ -598,10 +598,14 @@ def test_ctrl_c_leaves_no_output_that_looks_complete(tmp_path, long_bag):
     # Its stderr a full pipe: the run writes its output, then waits at its first log line (the
     # description loaded) until the pipe is read, so it is interrupted mid-run however slow
     # this test is to send the signal.
+    # SIGINT at its default in the command, as in a terminal: a shell without job control (a
+    # script's `make test &`) starts its background commands with SIGINT ignored, and an
+    # ignored signal stays ignored across exec.
     read_end, write_end = full_pipe()
     process = subprocess.Popen(
         [sys.executable, '-m', 'urdf_state_publisher.bag', str(long_bag), str(tmp_path / 'output'),
-         '--description', str(SAMPLE_URDF)], stdout=subprocess.PIPE, stderr=write_end)
+         '--description', str(SAMPLE_URDF)], stdout=subprocess.PIPE, stderr=write_end,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     os.close(write_end)
     wait_until(lambda: list(tmp_path.glob('.output.partial*/output/*')) or
                process.poll() is not None, 60.0, lambda: time.sleep(0.01), 'the output')
