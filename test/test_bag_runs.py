@@ -12,6 +12,8 @@ import hashlib
 import json
 from pathlib import Path
 import re
+import resource
+import signal
 import struct
 import subprocess
 import sys
@@ -135,6 +137,65 @@ def test_a_recording_damaged_inside_is_one_line_and_nothing_written(tmp_path, jo
     assert line.endswith('nothing is written from a recording that cannot be read whole')
     assert sorted(p.name for p in tmp_path.iterdir()) == ['run']
     assert digest(bag) == before
+
+
+def limit_file_size(size: int):
+    """For a child process: files no larger than `size` bytes, a write past it failing with
+    EFBIG (its signal, SIGXFSZ, ignored), as a full disk fails a write."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    return limit
+
+
+@pytest.mark.parametrize('jobs', ['1', '2'], ids=['one-process', 'writer-process'])
+def test_an_output_that_cannot_be_written_is_one_line_and_nothing_left(tmp_path, jobs):
+    bag = write_states(tmp_path / 'run', seconds=20.0)  # about 1.7 MB of records
+    before = digest(bag)
+    out = tmp_path / 'results' / 'out'
+    result = subprocess.run([sys.executable, '-m', 'urdf_state_publisher.bag', str(bag),
+                             str(out), '--description', str(SAMPLE_URDF), '--jobs', jobs],
+                            capture_output=True, text=True, timeout=300,
+                            preexec_fn=limit_file_size(500_000))
+    assert result.returncode == 1, result.stdout + result.stderr
+    # What failed, once, as the command's own line: not an internal error of the engine,
+    # which keeps a node running whatever it is handed, nor a traceback.
+    [line] = [line for line in result.stderr.splitlines() if line.startswith('urdf_state')]
+    assert line.startswith(f'urdf_state_publisher_bag: {out}: cannot write it (OSError: ')
+    assert line.endswith('File too large); nothing is written'), line
+    assert 'Traceback' not in result.stderr and '[ERROR]' not in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['run']  # nor the folder it made
+    assert digest(bag) == before
+
+
+def test_an_output_failing_inside_the_engine_stops_the_run_at_that_message(tmp_path):
+    # A /tf write fails inside the engine's handling of a JointState, which takes any error for
+    # one of its own and goes on, as a node must: the run stops at that message all the same.
+    from urdf_state_publisher.bag_feed import BagFeed
+    from urdf_state_publisher.bag_output import BagOutputError
+    from urdf_state_publisher.bag_plan import plan_run, RunOptions
+
+    plan = plan_run(write_states(tmp_path / 'run'), tmp_path / 'out', RunOptions(
+        description=(str(SAMPLE_URDF),), live=False))
+
+    class FullOnTf:
+        """An output whose /tf cannot be written; everything else is."""
+
+        handles = list(range(len(plan.connections)))
+        written: list[int] = []
+
+        def write(self, handle: int, log_ns: int, data: bytes) -> None:
+            if handle == plan.ours['/tf']:
+                raise BagOutputError('OSError: [Errno 28] No space left on device')
+            self.written.append(log_ns)
+
+    feed = BagFeed(plan, FullOnTf())
+    with pytest.raises(BagOutputError, match='No space left'):
+        feed.run()
+    # The recording's first JointState is due: its /tf failed, and nothing came after it.
+    assert feed.now_ns == START_NS
+    assert max(FullOnTf.written) <= START_NS
+    plan.input.close()
 
 
 # The exit status ------------------------------------------------------------------------
@@ -438,14 +499,14 @@ def test_what_the_writer_process_raises_the_run_raises(tmp_path):
     # goes on handing over messages until it finds out, and raises what the writer raised.
     twice = ('[OutputConnection("/a", "std_msgs/msg/String", "string data", '
              '"RIHS01_" + "0" * 64, [])] * 2')
-    script = with_writer_process('from rosbags.rosbag2 import WriterError\n'
+    script = with_writer_process('from urdf_state_publisher.bag_output import BagOutputError\n'
                                  'call = "write"\n'
                                  'try:\n'
                                  '    for k in range(1_000_000):\n'
                                  '        writer.write(writer.handles[0], k, bytes(200))\n'
                                  '    call = "close"\n'
                                  '    writer.close()\n'
-                                 'except WriterError as error:\n'
+                                 'except BagOutputError as error:\n'
                                  '    left = len(multiprocessing.active_children())\n'
                                  '    print(f"{call} raised: {error}; writers left: {left}")\n',
                                  connections=twice, batch_bytes=100)
@@ -453,7 +514,8 @@ def test_what_the_writer_process_raises_the_run_raises(tmp_path):
     assert result.returncode == 0, result.stderr
     # Raised by a hand-over (the writer ends within milliseconds of the error; a million
     # messages take seconds), not left for close to find.
-    assert result.stdout.startswith('write raised: Connection can only be added once')
+    assert result.stdout.startswith(
+        'write raised: WriterError: Connection can only be added once')
     assert result.stdout.rstrip().endswith('writers left: 0')
 
 
@@ -511,11 +573,17 @@ def test_a_writer_process_killed_is_one_error_of_the_run(tmp_path):
                                  'try:\n'
                                  '    writer.write(0, 1, bytes(200))\n'
                                  '    writer.write(0, 2, bytes(200))\n'
-                                 'except RuntimeError as error:\n'
+                                 'except writer_process.BagOutputError as error:\n'
+                                 '    print(error)\n'
+                                 'try:\n'
+                                 '    writer.close()\n'
+                                 'except writer_process.BagOutputError as error:\n'
                                  '    print(error)\n', batch_bytes=100)
     result = python_script(script, tmp_path / 'out')
     assert result.returncode == 0, result.stderr
-    assert result.stdout == 'the output writer process ended before closing the bag\n'
+    # Said by the hand-over, and again by every call after it.
+    assert result.stdout == 2 * ('its writer process ended before closing it (killed: out of '
+                                 'memory, or by a signal)\n')
 
 
 def test_the_writer_process_ends_with_the_run_killed(tmp_path):

@@ -18,6 +18,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from urdf_state_publisher.bag_output import BagOutputError
 from urdf_state_publisher.bag_plan import (
     BagError,
     EXIT_FINDINGS,
@@ -72,6 +73,9 @@ class BagFeed:
         self.replaced_transforms = self.kept_transforms = self.replaced_messages = 0
         self.read = 0
         self.final_assessment = False  # the last period's: logged, not written
+        # Why the output could not be written, where the engine took the error for one of its
+        # own and went on (a node keeps running whatever it is handed): the run stops there.
+        self.output_failure: BagOutputError | None = None
         self._children: tuple[object, frozenset[str]] = (None, frozenset())
         self.out = {topic: writer.handles[k] for topic, k in plan.ours.items()}
         config = plan.config
@@ -149,6 +153,8 @@ class BagFeed:
                 tick = run_timers(log_ns)
             self.now_ns = log_ns
             handlers[topic_id](raw)
+            if self.output_failure is not None:
+                raise self.output_failure
             read += 1
             if not read & 255 and self.terminal:
                 now = time.monotonic()
@@ -158,6 +164,8 @@ class BagFeed:
         # The timers run to the recording's last message, whichever topic it is on (the end
         # time is one past it): those not read here count too.
         run_timers(self.end_ns - 1)
+        if self.output_failure is not None:
+            raise self.output_failure
         self.read = read
         if self.terminal:
             self.err.write('\r\x1b[K')
@@ -217,7 +225,11 @@ class BagFeed:
         def write(data: bytes) -> None:
             if self.final_assessment:
                 return
-            self.writer.write(self.out[topic], self.now_ns, data)
+            try:
+                self.writer.write(self.out[topic], self.now_ns, data)
+            except BagOutputError as failure:
+                self.output_failure = failure
+                raise
             self.written[topic] = self.written.get(topic, 0) + 1
         return write
 

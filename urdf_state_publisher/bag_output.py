@@ -31,9 +31,9 @@ from typing import Any
 
 import yaml
 
-__all__ = ['add_connections', 'COMPRESSIONS', 'DISTROS', 'distro_of_version', 'finish_output',
-           'HEADER', 'open_writer', 'OutputBag', 'OutputConnection', 'OutputFormat',
-           'OUTPUT_TYPES', 'rosbag_qos']
+__all__ = ['add_connections', 'BagOutputError', 'COMPRESSIONS', 'DISTROS', 'distro_of_version',
+           'error_text', 'finish_output', 'HEADER', 'open_writer', 'OutputBag', 'OutputConnection',
+           'OutputFormat', 'OUTPUT_TYPES', 'rosbag_qos']
 
 # The metadata version each distro's `ros2 bag` writes, oldest distro first.
 METADATA_VERSIONS = {'humble': 5, 'jazzy': 9, 'kilted': 9, 'lyrical': 9}
@@ -150,21 +150,42 @@ def add_connections(writer: Any, connections: Sequence[OutputConnection]) -> lis
             for c in connections]
 
 
+class BagOutputError(Exception):
+    """The output cannot be written (a full disk, a file too large, ...): why, in words."""
+
+
+def error_text(error: BaseException) -> str:
+    """What a library raised, for a line: its type and its text."""
+    return f'{type(error).__name__}: {error}' if str(error) else type(error).__name__
+
+
 class OutputBag:
     """The output written by the run's own process.
 
     writer_process.WriterProcess has the same calls. `handles[k]` is what `write` takes for the
-    k-th connection.
+    k-th connection. Whatever the storage raises is raised as a BagOutputError.
     """
 
     def __init__(self, path: Path, output: OutputFormat, connections: Sequence[OutputConnection]):
-        self._writer = open_writer(path, output)
-        self.handles = add_connections(self._writer, connections)
-        self.write = self._writer.write
+        try:
+            self._writer = open_writer(path, output)
+            self.handles = add_connections(self._writer, connections)
+        except Exception as error:  # noqa: BLE001 - whatever the storage raises
+            raise BagOutputError(error_text(error)) from None
+        self._write = self._writer.write
+
+    def write(self, handle: Any, log_ns: int, data: bytes) -> None:
+        try:
+            self._write(handle, log_ns, data)
+        except Exception as error:  # noqa: BLE001 - whatever the storage raises
+            raise BagOutputError(error_text(error)) from None
 
     def close(self) -> dict[int, int]:
         """Close the bag; the recorded messages copied by another process: none."""
-        self._writer.close()
+        try:
+            self._writer.close()
+        except Exception as error:  # noqa: BLE001 - whatever the storage raises
+            raise BagOutputError(error_text(error)) from None
         return {}
 
     def abort(self) -> None:

@@ -23,11 +23,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 import shutil
+import sqlite3
 import time
 from typing import Any
 
 from urdf_state_publisher.bag_input import BagInputError
-from urdf_state_publisher.bag_output import finish_output, OutputBag
+from urdf_state_publisher.bag_output import BagOutputError, error_text, finish_output, OutputBag
 from urdf_state_publisher.bag_plan import (
     BagError,
     EXIT_FAILED,
@@ -51,7 +52,9 @@ def run_bag(input_path: Path, output: Path, options: RunOptions) -> RunSummary:
     """Process one recording into `output`; the summary says how it went (module docstring)."""
     try:
         return _run(plan_run(Path(input_path), Path(output), options))
-    except (BagError, BagInputError) as error:
+    except (BagError, BagInputError, BagOutputError) as error:
+        if isinstance(error, BagOutputError):
+            error = f'{output}: cannot write it ({error}); nothing is written'
         # One line, whatever a library's message holds (YAML errors quote the text).
         return RunSummary(input=str(input_path), output=None, status=EXIT_FAILED,
                           error=' '.join(str(error).split()))
@@ -68,7 +71,10 @@ def _run(plan: RunPlan) -> RunSummary:
     writer: Any = None
     complete = False
     try:
-        staging.mkdir(parents=True)
+        try:
+            staging.mkdir(parents=True)
+        except OSError as error:
+            raise BagOutputError(error_text(error)) from None
         if plan.options.writer_process:
             from urdf_state_publisher.writer_process import WriterProcess
 
@@ -83,10 +89,13 @@ def _run(plan: RunPlan) -> RunSummary:
         feed.run()
         copied = writer.close()
         elapsed = time.monotonic() - started
-        finish_output(staging / output.name, plan.output_format)
-        if output.exists():
-            shutil.rmtree(output) if output.is_dir() else output.unlink()
-        (staging / output.name).rename(output)
+        try:
+            finish_output(staging / output.name, plan.output_format)
+            if output.exists():
+                shutil.rmtree(output) if output.is_dir() else output.unlink()
+            (staging / output.name).rename(output)
+        except (OSError, sqlite3.Error) as error:  # a full disk while compressing, ...
+            raise BagOutputError(error_text(error)) from None
         complete = True
     finally:
         if not complete and writer is not None:

@@ -28,9 +28,11 @@ from pathlib import Path
 import signal
 from typing import Any
 
-from urdf_state_publisher.bag_input import open_bag
+from urdf_state_publisher.bag_input import BagInputError, open_bag
 from urdf_state_publisher.bag_output import (
     add_connections,
+    BagOutputError,
+    error_text,
     open_writer,
     OutputConnection,
     OutputFormat,
@@ -54,7 +56,8 @@ class WriterProcess:
     `copies` maps the recorded topics this process copies from the recording at `source` (their
     input ids) to the index of their output connection. `handles[k]` is what `write` takes for
     the k-th connection. The writer's errors are raised by the call that hands over a batch
-    after them, or by `close`.
+    after them, or by `close`, and again by every call after: a BagInputError when reading the
+    recording failed, else a BagOutputError.
     """
 
     def __init__(self, path: Path, output: OutputFormat,
@@ -79,6 +82,7 @@ class WriterProcess:
         reply_out.close()
         self._batches_fd: int | None = batches_out
         self._batches = BatchSender(batches_out, BATCH_BYTES)
+        self._failure: Exception | None = None  # why the writer stopped, once known
         self.handles = list(range(len(connections)))
 
     def write(self, handle: int, log_ns: int, data: bytes) -> None:
@@ -95,10 +99,11 @@ class WriterProcess:
         try:
             error, copied = self._reply.recv()
         except EOFError:  # killed (out of memory, a signal) before it could say anything
-            error = RuntimeError('the output writer process ended before closing the bag')
+            error = _killed()
         self._process.join()
         self._close_batches()
         if error is not None:
+            self._failure = error
             raise error
         return copied
 
@@ -116,6 +121,8 @@ class WriterProcess:
 
     def _send(self, end: bool = False) -> None:
         """Hand the batch over (and then the end); raise what the writer raised if it stopped."""
+        if self._failure is not None:
+            raise self._failure
         try:
             self._batches.send()
             if end:
@@ -131,7 +138,14 @@ class WriterProcess:
         except EOFError:  # killed before it could say anything
             error = None
         self._process.join()
-        raise error or RuntimeError('the output writer process ended before closing the bag')
+        self._failure = error or _killed()
+        raise self._failure
+
+
+def _killed() -> BagOutputError:
+    """What the run raises when its writer process went without a word."""
+    return BagOutputError('its writer process ended before closing it (killed: out of memory, '
+                          'or by a signal)')
 
 
 def _widen(fd: int) -> None:
@@ -197,8 +211,11 @@ def _serve(batches_fd: int, reply: Any, runs_ends: tuple[int, Any], path: Path,
         writer.close()
     except EOFError:
         return  # the run's process went: nobody to tell
-    except Exception as error:  # noqa: BLE001 - the run raises it, whatever it is
+    except BagInputError as error:  # the recording, read for the copies
         _reply(reply, (error, None))
+        return
+    except Exception as error:  # noqa: BLE001 - whatever the storage raises
+        _reply(reply, (BagOutputError(error_text(error)), None))
         return
     finally:
         batches.close()
@@ -207,9 +224,6 @@ def _serve(batches_fd: int, reply: Any, runs_ends: tuple[int, Any], path: Path,
 
 def _reply(pipe: Any, reply: tuple) -> None:
     try:
-        pipe.send(reply)
+        pipe.send(reply)  # its error is one of ours, made of a line: it pickles
     except (BrokenPipeError, ConnectionResetError):
         pass  # the run's process went
-    except Exception:  # noqa: BLE001 - an error that does not pickle: its text does
-        error = reply[0]
-        pipe.send((RuntimeError(f'{type(error).__name__}: {error}'), None))
