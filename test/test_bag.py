@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 import re
+import shutil
 import signal
 import struct
 import subprocess
@@ -594,29 +595,70 @@ def full_pipe() -> tuple[int, int]:
     return read_end, write_end
 
 
-def test_ctrl_c_leaves_no_output_that_looks_complete(tmp_path, long_bag):
+def signal_at_default(number: int):
+    """For a child process: `number` at its default, as in a terminal. A shell without job
+    control (a script's `make test &`) starts its background commands with SIGINT ignored, and
+    an ignored signal stays ignored across exec."""
+    return lambda: signal.signal(number, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['Ctrl-C', 'SIGTERM'])
+def test_a_stop_leaves_no_output_that_looks_complete(tmp_path, long_bag, sig):
     # Its stderr a full pipe: the run writes its output, then waits at its first log line (the
-    # description loaded) until the pipe is read, so it is interrupted mid-run however slow
-    # this test is to send the signal.
-    # SIGINT at its default in the command, as in a terminal: a shell without job control (a
-    # script's `make test &`) starts its background commands with SIGINT ignored, and an
-    # ignored signal stays ignored across exec.
+    # description loaded) until the pipe is read, so it is stopped mid-run however slow this
+    # test is to send the signal.
     read_end, write_end = full_pipe()
     process = subprocess.Popen(
         [sys.executable, '-m', 'urdf_state_publisher.bag', str(long_bag), str(tmp_path / 'output'),
          '--description', str(SAMPLE_URDF)], stdout=subprocess.PIPE, stderr=write_end,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        preexec_fn=signal_at_default(sig))
     os.close(write_end)
     wait_until(lambda: list(tmp_path.glob('.output.partial*/output/*')) or
                process.poll() is not None, 60.0, lambda: time.sleep(0.01), 'the output')
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sig)
     with os.fdopen(read_end, 'rb') as pipe:
         stderr = pipe.read().lstrip(b'\0').decode()
     stdout = process.communicate(timeout=60)[0].decode()
-    # Killed by SIGINT after its cleanup, as an interrupted program ends (a shell shows 130).
-    assert process.returncode == -signal.SIGINT, stdout + stderr
-    assert 'interrupted; no output written' in stderr
+    # Killed by the signal after its clean-up, as a stopped program ends (a shell shows 130 for
+    # Ctrl-C, 143 for SIGTERM), so that a script running it stops too.
+    assert process.returncode == -sig, stdout + stderr
+    said = 'interrupted' if sig == signal.SIGINT else 'stopped by SIGTERM'
+    assert f'urdf_state_publisher_bag: {said}; no output written' in stderr.splitlines()
+    assert 'Traceback' not in stderr
     assert nothing_left(tmp_path)
+
+
+def test_a_batch_stopped_keeps_the_runs_done_and_leaves_nothing_of_the_others(tmp_path,
+                                                                              long_bag):
+    # Two recordings, then one whose file is a FIFO that nobody writes: its run waits in open()
+    # until it is stopped, as on a stalled network mount. Two workers, the runs in order: when
+    # the first two are done, one worker waits in that run, the other for a run to come.
+    runs = tmp_path / 'runs'
+    for k in range(3):
+        shutil.copytree(long_bag, runs / f'run_{k}')
+        if k >= 2:
+            [mcap] = (runs / f'run_{k}').glob('*.mcap')
+            mcap.unlink()
+            os.mkfifo(mcap)
+    out = tmp_path / 'out'
+    process = subprocess.Popen(
+        [sys.executable, '-m', 'urdf_state_publisher.bag', str(runs), str(out), '--description',
+         str(SAMPLE_URDF), '--jobs', '2'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, preexec_fn=signal_at_default(signal.SIGTERM))
+    wait_until(lambda: ((out / 'run_0').exists() and (out / 'run_1').exists())
+               or process.poll() is not None, 120.0, lambda: time.sleep(0.01), 'two outputs')
+    # To this process alone, as a scheduler stops a job: it tells its workers, the one whose
+    # run would otherwise wait for ever, and the one between runs (with nothing to clean up).
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == -signal.SIGTERM, stdout + stderr
+    assert stderr.splitlines() == ['urdf_state_publisher_bag: stopped by SIGTERM; 2 of 3 outputs '
+                                   'written before it; the runs not done left nothing']
+    # The outputs done are whole; nothing else is there.
+    assert sorted(p.name for p in out.iterdir()) == ['run_0', 'run_1']
+    for output in out.iterdir():
+        assert len(read_bag(output)[0]) > 60_000
+    assert not list(tmp_path.glob('**/.*partial*'))
 
 
 def test_without_rosbags_it_says_how_to_install_it(tmp_path):

@@ -308,6 +308,30 @@ def test_an_extra_name_gets_no_wrong_hint(tmp_path):
     assert 'Hint' not in result.stdout  # 'ghost_joint' is not 'elbow_joint'
 
 
+def test_a_stopped_batch_starts_no_further_run(tmp_path, monkeypatch):
+    # The pool hands a worker its next run before the last one ends, and a stop cancels only
+    # the runs not yet handed out: the worker itself must not start one.
+    import multiprocessing
+
+    from urdf_state_publisher import bag
+
+    stopping = multiprocessing.Event()
+    monkeypatch.setattr(bag, '_stopping', stopping)  # what the worker's initializer sets
+    started = []
+
+    def stopped_run(source, target, options):
+        started.append(source)
+        raise KeyboardInterrupt  # the worker's signal, in the middle of its run
+
+    monkeypatch.setattr(bag, 'run_bag', stopped_run)
+    with pytest.raises(KeyboardInterrupt):
+        bag._batch_run(tmp_path / 'run_0', tmp_path / 'out' / 'run_0', bag.RunOptions())
+    assert stopping.is_set()  # by the worker that heard it, whatever the others heard
+    assert bag._batch_run(tmp_path / 'run_1', tmp_path / 'out' / 'run_1',
+                          bag.RunOptions()) is None
+    assert started == [tmp_path / 'run_0']
+
+
 def test_options_go_anywhere(tmp_path):
     bag = write_states(tmp_path / 'run')
     for k, words in enumerate([('--description', SAMPLE_URDF, bag, 'out0'),

@@ -22,7 +22,8 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
   nothing written; 2 written, but the description and the recording do not fit (no /tf, or
   moving joints the recording never names); 3 with --strict, written but the node would have
   warned; for a batch, the worst of its runs (1, then 2, then 3). Interrupted (Ctrl-C): ended
-  by SIGINT, as an interrupted program is.
+  by SIGINT, as an interrupted program is; stopped by SIGTERM or SIGHUP (a scheduler, a
+  closed terminal), the same clean-up, then ended by that signal.
 - The node's parameters and remaps come from `--ros-args`, as for the node (ros_arguments).
 - The description: `--description FILE` (URDF or xacro, with xacro arguments), else the
   parameters' (robot_description, description_file), else the bag's robot_description topic.
@@ -44,7 +45,7 @@ from pathlib import Path
 import signal
 import sys
 import time
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from urdf_state_publisher.bag_input import BagInputError, recordings_in
 from urdf_state_publisher.bag_output import COMPRESSIONS, DISTROS
@@ -57,6 +58,7 @@ from urdf_state_publisher.bag_run import (
     RunOptions,
     RunSummary,
 )
+from urdf_state_publisher.process import STOP_SIGNALS
 
 __all__ = ['install_command', 'main']
 
@@ -65,7 +67,8 @@ EXIT_STATUS = ('exit status: 0 the output was written and /tf computed; 1 bad in
                'error, nothing written; 2 written, but the description and the recording do '
                'not fit (no /tf at all, or moving joints the recording never names); 3 with '
                '--strict, written, but the node would have warned; several inputs: the worst '
-               'of their runs, in that order (1, 2, 3). Interrupted: ended by SIGINT.')
+               'of their runs, in that order (1, 2, 3). Interrupted: ended by SIGINT '
+               '(SIGTERM, SIGHUP: by that signal), nothing written.')
 # A batch's worst status first: an error, then a misfit, then findings.
 _SEVERITY = (EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS, EXIT_OK)
 
@@ -73,8 +76,10 @@ _SEVERITY = (EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS, EXIT_OK)
 def main(argv: list[str] | None = None) -> int:
     """Run the command; the exit status as EXIT_STATUS says.
 
-    Ctrl-C ends the process by SIGINT. After an error or Ctrl-C nothing is left behind.
+    Ctrl-C ends the process by SIGINT, SIGTERM and SIGHUP by themselves. After an error or a
+    stop nothing is left behind.
     """
+    stopped_by = _stop_signals_interrupt()
     argv = sys.argv[1:] if argv is None else argv
     own, ros_args = _split_ros_args(argv)
     parser = _parser()
@@ -105,10 +110,13 @@ def main(argv: list[str] | None = None) -> int:
             summary = run_bag(inputs[0], output, replace(options, writer_process=jobs > 1))
             _print_summary(summary)
             return summary.status
-        return _run_batch(runs, replace(options, live=False), jobs)
-    except KeyboardInterrupt:
-        print(f'{PROGRAM}: interrupted; no output written', file=sys.stderr, flush=True)
-        _end_by_sigint()
+        return _run_batch(runs, replace(options, live=False), jobs, stopped_by)
+    except KeyboardInterrupt as stop:
+        number = stopped_by[0] if stopped_by else signal.SIGINT
+        how = ('interrupted' if number == signal.SIGINT
+               else f'stopped by {signal.Signals(number).name}')
+        print(f'{PROGRAM}: {how}; {str(stop) or "no output written"}', file=sys.stderr, flush=True)
+        _end_by(number)
 
 
 def install_command(python: str, in_virtual_environment: bool, externally_managed: bool
@@ -135,17 +143,38 @@ def _this_python() -> tuple[str, bool, bool]:
     return sys.executable, sys.prefix != sys.base_prefix, marker.exists()
 
 
-def _end_by_sigint() -> NoReturn:
-    """End as an interrupted program does: killed by SIGINT, which a shell shows as status 130.
+def _stop_signals_interrupt() -> list[int]:
+    """SIGTERM and SIGHUP stop the command as Ctrl-C does: a KeyboardInterrupt, its clean-up.
+
+    A scheduler or a container runtime stops a job with SIGTERM, a closed terminal sends SIGHUP:
+    without this, either would end the process at once and leave its output's staging folder
+    behind. A signal ignored when the command started (`nohup` ignores SIGHUP) stays ignored,
+    as Python leaves an ignored SIGINT. The list returned gets the first such signal received.
+    """
+    received: list[int] = []
+
+    def interrupt(number: int, frame: object) -> None:
+        if not received:
+            received.append(number)
+        raise KeyboardInterrupt
+
+    for number in STOP_SIGNALS:
+        if number != signal.SIGINT and signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, interrupt)
+    return received
+
+
+def _end_by(number: int) -> NoReturn:
+    """End as a program stopped by signal `number` does: killed by it (SIGINT: status 130).
 
     A shell script that runs this command then stops too; an exit status of 130 would let it
     go on. Python would end so for an uncaught KeyboardInterrupt, and does for a caught one too
     when the interrupt came inside an exec() of source text (rosbags builds its message classes
     and serializers that way): the same end every time is what a script can rely on.
     """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.raise_signal(signal.SIGINT)
-    os._exit(130)  # only if this thread blocks SIGINT
+    signal.signal(number, signal.SIG_DFL)
+    signal.raise_signal(number)
+    os._exit(128 + number)  # only if this thread blocks the signal
 
 
 def _split_ros_args(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -280,22 +309,32 @@ def _print_summary(summary: RunSummary) -> None:
 
 # Several recordings ----------------------------------------------------------------------
 
-def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int) -> int:
-    """Every run on a pool of `jobs` processes; the table; the worst status."""
+def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
+               stopped_by: list[int]) -> int:
+    """Every run on a pool of `jobs` processes; the table; the worst status.
+
+    `stopped_by` gets the signal, other than SIGINT, that stops the command.
+    """
     from concurrent.futures import as_completed, ProcessPoolExecutor  # a batch's only
+    import multiprocessing
 
     terminal = sys.stderr.isatty()
     started = time.monotonic()
     summaries: dict[int, RunSummary] = {}
     # The platform's way to start a worker (a fork on Linux: no start-up to pay again); a run
     # shares nothing with this process that it changes.
-    with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(runs)))) as pool:
-        futures = {pool.submit(run_bag, source, target, options): k
+    stopping = multiprocessing.Event()
+    with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(runs))),
+                             initializer=_start_worker, initargs=(stopping,)) as pool:
+        futures = {pool.submit(_batch_run, source, target, options): k
                    for k, (source, target) in enumerate(runs)}
         try:
             for future in as_completed(futures):
                 k = futures[future]
-                summaries[k] = future.result()
+                summary = future.result()
+                if summary is None:  # not run: a worker was stopped (its own signal)
+                    raise KeyboardInterrupt
+                summaries[k] = summary
                 if terminal:
                     sys.stderr.write(
                         f'\r\x1b[K{len(summaries)} of {len(runs)} runs done in '
@@ -303,14 +342,68 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int) ->
                         f'{sum(s.status != EXIT_OK for s in summaries.values())} not OK')
                     sys.stderr.flush()
         except KeyboardInterrupt:
+            # Ctrl-C reaches the workers too (the terminal's process group); a signal sent to
+            # this process alone is passed on, so that each run stops and cleans up now.
+            stopping.set()
+            if stopped_by:
+                for worker in multiprocessing.active_children():
+                    os.kill(worker.pid, stopped_by[0])
             pool.shutdown(wait=True, cancel_futures=True)
-            raise
+            # The runs done before the stop keep their outputs: whole, and hours of work.
+            written = sum(1 for future in futures if future.done() and not future.cancelled()
+                          and future.exception() is None and future.result() is not None
+                          and future.result().output is not None)
+            raise KeyboardInterrupt(f'{written} of {len(runs)} outputs written before it; the '
+                                    'runs not done left nothing') from None
     if terminal:
         sys.stderr.write('\r\x1b[K')
     ordered = [summaries[k] for k in range(len(runs))]
     _print_table(ordered, time.monotonic() - started)
     return next(status for status in _SEVERITY
                 if status == EXIT_OK or any(s.status == status for s in ordered))
+
+
+# In a batch's worker process: the batch's event, set once it is stopped, so that no further run
+# starts (the pool hands a worker its next run before the last one ends, and cancels only the
+# rest); whether a stop signal came to this worker; whether a run is under way.
+_stopping: Any = None
+_worker_stopped = False
+_in_run = False
+
+
+def _start_worker(stopping: Any) -> None:
+    """A batch worker's start: a stop signal interrupts its run, and only a run.
+
+    Between two runs there is nothing to clean up, and an interrupt there would end the worker
+    with a traceback (and the pool as broken): the signal is only noted, and no run starts.
+    """
+    global _stopping
+    _stopping = stopping
+
+    def stop(number: int, frame: object) -> None:
+        global _worker_stopped
+        _worker_stopped = True  # a plain flag: the event's lock may be held where this lands
+        if _in_run:
+            raise KeyboardInterrupt
+
+    for number in STOP_SIGNALS:
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, stop)
+
+
+def _batch_run(source: Path, target: Path, options: RunOptions) -> RunSummary | None:
+    """A batch's run in a worker; None if the batch was stopped before it started."""
+    global _in_run
+    _in_run = True  # first: a signal from here on interrupts, one before it was noted
+    try:
+        if _worker_stopped or _stopping.is_set():
+            return None
+        return run_bag(source, target, options)
+    except KeyboardInterrupt:
+        _stopping.set()  # before the worker takes its next run, whatever the others heard
+        raise
+    finally:
+        _in_run = False
 
 
 _STATUS_NAMES = {EXIT_OK: 'ok', EXIT_FAILED: 'failed', EXIT_UNFIT: 'does not fit',

@@ -16,8 +16,8 @@ Each topic is written by one of the two, in its order. The records of the two ar
 in the file as they came; rosbag2 and rosbags read a bag in log-time order whatever the order
 of its records (MCAP: by its chunk and message indexes; sqlite3: ordered by timestamp). The
 batches go through a pipe, which blocks the run when the writer is a batch behind: memory stays
-flat. The writer process ignores SIGINT (the run decides what an interrupt leaves) and ends when
-the run closes or aborts it, or when the run's process goes.
+flat. The writer process ignores SIGINT, SIGTERM and SIGHUP (the run decides what a stop
+leaves) and ends when the run closes or aborts it, or when the run's process goes.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from urdf_state_publisher.bag_output import (
     OutputFormat,
 )
 from urdf_state_publisher.batch_pipe import BatchReceiver, BatchSender
+from urdf_state_publisher.process import STOP_SIGNALS
 
 __all__ = ['WriterProcess']
 
@@ -167,7 +168,8 @@ def _serve(batches_fd: int, reply: Any, runs_ends: tuple[int, Any], path: Path,
     The reply: (None, how many messages of each recorded topic it copied), or (what it raised,
     None).
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for number in STOP_SIGNALS:  # the run decides what a stop leaves, and ends this process
+        signal.signal(number, signal.SIG_IGN)
     # The run's ends of the pipes, which the fork copied: closed, so that the batches' pipe ends
     # (and this process with it) when the run's process goes, however it goes.
     runs_batches, runs_reply = runs_ends
