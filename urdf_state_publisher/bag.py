@@ -68,7 +68,8 @@ EXIT_STATUS = ('exit status: 0 the output was written and /tf computed; 1 bad in
                'not fit (no /tf at all, or moving joints the recording never names); 3 with '
                '--strict, written, but the node would have warned; several inputs: the worst '
                'of their runs, in that order (1, 2, 3). Interrupted: ended by SIGINT '
-               '(SIGTERM, SIGHUP: by that signal), nothing written.')
+               '(SIGTERM, SIGHUP: by that signal), nothing written but the outputs of the '
+               'runs a batch had done.')
 # A batch's worst status first: an error, then a misfit, then findings.
 _SEVERITY = (EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS, EXIT_OK)
 
