@@ -44,6 +44,7 @@ import os
 from pathlib import Path
 import signal
 import sys
+import threading
 import time
 from typing import Any, NoReturn
 
@@ -77,11 +78,19 @@ _SEVERITY = (EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS, EXIT_OK)
 def main(argv: list[str] | None = None) -> int:
     """Run the command; the exit status as EXIT_STATUS says.
 
-    Ctrl-C ends the process by SIGINT, SIGTERM and SIGHUP by themselves. After an error or a
-    stop nothing is left behind.
+    A stop (Ctrl-C, SIGTERM, SIGHUP) ends the process by its signal. After an error or a stop
+    nothing is left behind, but the outputs of the runs a batch had done. The signals' handlers
+    are this call's: the caller's come back when it returns.
     """
-    stopped_by = _stop_signals_interrupt()
-    argv = sys.argv[1:] if argv is None else argv
+    stopped_by, previous = _stop_signals_interrupt()
+    try:
+        return _main(sys.argv[1:] if argv is None else argv, stopped_by)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _main(argv: list[str], stopped_by: list[int]) -> int:
     own, ros_args = _split_ros_args(argv)
     parser = _parser()
     args = parser.parse_intermixed_args(_description_words(own))
@@ -144,15 +153,20 @@ def _this_python() -> tuple[str, bool, bool]:
     return sys.executable, sys.prefix != sys.base_prefix, marker.exists()
 
 
-def _stop_signals_interrupt() -> list[int]:
+def _stop_signals_interrupt() -> tuple[list[int], dict[int, Any]]:
     """SIGTERM and SIGHUP stop the command as Ctrl-C does: a KeyboardInterrupt, its clean-up.
 
     A scheduler or a container runtime stops a job with SIGTERM, a closed terminal sends SIGHUP:
     without this, either would end the process at once and leave its output's staging folder
     behind. A signal ignored when the command started (`nohup` ignores SIGHUP) stays ignored,
-    as Python leaves an ignored SIGINT. The list returned gets the first such signal received.
+    as Python leaves an ignored SIGINT. Called from a thread other than the main one, where
+    Python sets no handler, it leaves them all as they are. The list returned gets the first
+    such signal received; the dict holds the handlers replaced.
     """
     received: list[int] = []
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return received, previous
 
     def interrupt(number: int, frame: object) -> None:
         if not received:
@@ -161,8 +175,8 @@ def _stop_signals_interrupt() -> list[int]:
 
     for number in STOP_SIGNALS:
         if number != signal.SIGINT and signal.getsignal(number) is not signal.SIG_IGN:
-            signal.signal(number, interrupt)
-    return received
+            previous[number] = signal.signal(number, interrupt)
+    return received, previous
 
 
 def _end_by(number: int) -> NoReturn:
