@@ -332,6 +332,17 @@ def test_a_stopped_batch_starts_no_further_run(tmp_path, monkeypatch):
     assert started == [tmp_path / 'run_0']
 
 
+def test_the_command_called_in_process_leaves_the_callers_signal_handlers(tmp_path, capsys):
+    # main() is also a function (the benchmark calls it): its handlers are its call's.
+    from urdf_state_publisher import bag
+
+    stop_signals = (signal.SIGTERM, signal.SIGHUP)
+    before = {number: signal.getsignal(number) for number in stop_signals}
+    assert bag.main([str(tmp_path / 'nowhere'), str(tmp_path / 'out')]) == 1
+    assert 'no such bag' in capsys.readouterr().err
+    assert {number: signal.getsignal(number) for number in stop_signals} == before
+
+
 def test_options_go_anywhere(tmp_path):
     bag = write_states(tmp_path / 'run')
     for k, words in enumerate([('--description', SAMPLE_URDF, bag, 'out0'),
