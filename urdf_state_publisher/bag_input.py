@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from urdf_state_publisher.bag_output import distro_of_version, DISTROS, HEADER
+from urdf_state_publisher.bag_output import distro_of_version, DISTROS, error_text, HEADER
 from urdf_state_publisher.ros1_wire import JointStateConverter
 
 __all__ = ['BagInputError', 'InputBag', 'InputTopic', 'open_bag', 'recordings_in']
@@ -341,7 +341,7 @@ def _reason(error: Exception) -> str:
     """What a reader raised, in words: a damaged length is too large to read at all."""
     if isinstance(error, (MemoryError, OverflowError)):
         return 'a record claims more bytes than can be read: its length is damaged'
-    return f'{type(error).__name__}: {error}' if str(error) else type(error).__name__
+    return error_text(error)
 
 
 def _latched_qos() -> list:
