@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 
+from bag_fixtures import error_line
 from conftest import SAMPLE_URDF
 from node_fixtures import assert_pose, SAMPLE_CHILD, sample_pose, stamp_of, wait_until
 import numpy as np
@@ -428,15 +429,6 @@ def test_findings_are_summed_up_at_the_end(tmp_path):
 
 
 # Bad input: one line each, nothing left behind -------------------------------------------
-
-def error_line(result: subprocess.CompletedProcess) -> str:
-    assert result.returncode == 1, result.stdout + result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.startswith(
-        'urdf_state_publisher_bag: ')]
-    assert len(lines) == 1, result.stderr
-    assert 'Traceback' not in result.stderr
-    return lines[0]
-
 
 def nothing_left(tmp_path: Path) -> bool:
     return not (tmp_path / 'output').exists() and not list(tmp_path.glob('.output.partial*'))
