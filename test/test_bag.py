@@ -620,8 +620,9 @@ def test_a_stop_leaves_no_output_that_looks_complete(tmp_path, long_bag, sig):
     assert nothing_left(tmp_path)
 
 
+@pytest.mark.parametrize('sig', [signal.SIGTERM, signal.SIGINT], ids=['SIGTERM', 'SIGINT'])
 def test_a_batch_stopped_keeps_the_runs_done_and_leaves_nothing_of_the_others(tmp_path,
-                                                                              long_bag):
+                                                                              long_bag, sig):
     # Two recordings, then one whose file is a FIFO that nobody writes: its run waits in open()
     # until it is stopped, as on a stalled network mount. Two workers, the runs in order: when
     # the first two are done, one worker waits in that run, the other for a run to come.
@@ -636,16 +637,18 @@ def test_a_batch_stopped_keeps_the_runs_done_and_leaves_nothing_of_the_others(tm
     process = subprocess.Popen(
         [sys.executable, '-m', 'urdf_state_publisher.bag', str(runs), str(out), '--description',
          str(SAMPLE_URDF), '--jobs', '2'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, preexec_fn=signal_at_default(signal.SIGTERM))
+        text=True, preexec_fn=signal_at_default(sig))
     wait_until(lambda: ((out / 'run_0').exists() and (out / 'run_1').exists())
                or process.poll() is not None, 120.0, lambda: time.sleep(0.01), 'two outputs')
-    # To this process alone, as a scheduler stops a job: it tells its workers, the one whose
-    # run would otherwise wait for ever, and the one between runs (with nothing to clean up).
-    process.send_signal(signal.SIGTERM)
+    # To this process alone, as a scheduler stops a job (or `kill -INT` does): it tells its
+    # workers, the one whose run would otherwise wait for ever, and the one between runs (with
+    # nothing to clean up).
+    process.send_signal(sig)
     stdout, stderr = process.communicate(timeout=120)
-    assert process.returncode == -signal.SIGTERM, stdout + stderr
-    assert stderr.splitlines() == ['urdf_state_publisher_bag: stopped by SIGTERM; 2 of 3 outputs '
-                                   'written before it; the runs not done left nothing']
+    assert process.returncode == -sig, stdout + stderr
+    said = 'interrupted' if sig == signal.SIGINT else 'stopped by SIGTERM'
+    assert stderr.splitlines() == [f'urdf_state_publisher_bag: {said}; 2 of 3 outputs written '
+                                   'before it; the runs not done left nothing']
     # The outputs done are whole; nothing else is there.
     assert sorted(p.name for p in out.iterdir()) == ['run_0', 'run_1']
     for output in out.iterdir():

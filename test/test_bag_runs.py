@@ -99,6 +99,71 @@ def test_a_lone_mcap_inside_the_output_folder_is_refused(tmp_path):
     assert lone.read_bytes() == before
 
 
+def test_an_overwrite_stopped_as_the_new_output_goes_in_keeps_the_old_one(tmp_path,
+                                                                         monkeypatch):
+    # The stop lands as the new output is being moved in, after the old one was moved out of
+    # its way: the old output must be there, as it was, and nothing else.
+    from urdf_state_publisher import bag_run
+
+    bag = write_states(tmp_path / 'run')
+    assert run(bag, tmp_path / 'out', '--description', SAMPLE_URDF).returncode == 0
+    before = digest(tmp_path / 'out')
+    moves_in = []
+    rename = Path.rename
+
+    def stopped_as_the_new_output_moves_in(self, target):
+        if Path(target) == tmp_path / 'out' and self.name == 'out':  # from its staging folder
+            moves_in.append(self)
+            raise KeyboardInterrupt
+        return rename(self, target)
+
+    monkeypatch.setattr(Path, 'rename', stopped_as_the_new_output_moves_in)
+    options = bag_run.RunOptions(description=(str(SAMPLE_URDF),), overwrite=True, live=False)
+    with pytest.raises(KeyboardInterrupt):
+        bag_run.run_bag(bag, tmp_path / 'out', options)
+    assert moves_in
+    assert digest(tmp_path / 'out') == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['out', 'run']
+
+
+@pytest.mark.parametrize('second', ['SIGINT', 'SIGTERM'])
+def test_a_second_stop_does_not_cut_the_clean_up(tmp_path, monkeypatch, second):
+    # A stop mid-run, then a second one (Ctrl-C pressed again, or the signal a batch's main
+    # process passes on) while the run cleans up: the clean-up completes, the stop stands.
+    from urdf_state_publisher import bag, bag_input, bag_output, bag_run
+
+    bag_path = write_states(tmp_path / 'run')
+    written = []
+    write, close = bag_output.OutputBag.write, bag_input.Rosbag2Input.close
+
+    def write_then_stop(self, *record):
+        written.append(record)
+        if len(written) == 10:
+            signal.raise_signal(signal.SIGTERM)
+        return write(self, *record)
+
+    def close_stopped_again(self):
+        signal.raise_signal(getattr(signal, second))  # inside the clean-up: before the rmtree
+        return close(self)
+
+    monkeypatch.setattr(bag_output.OutputBag, 'write', write_then_stop)
+    monkeypatch.setattr(bag_input.Rosbag2Input, 'close', close_stopped_again)
+    # SIGINT as in a terminal (a shell without job control starts background jobs with it
+    # ignored, and the command leaves an ignored signal ignored), then the command's handlers.
+    interactive = signal.signal(signal.SIGINT, signal.default_int_handler)
+    stopped_by, previous = bag._stop_signals_interrupt()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            bag_run.run_bag(bag_path, tmp_path / 'out',
+                            bag_run.RunOptions(description=(str(SAMPLE_URDF),), live=False))
+    finally:
+        for number, handler in {**previous, signal.SIGINT: interactive}.items():
+            signal.signal(number, handler)
+    assert stopped_by == [signal.SIGTERM]
+    assert len(written) == 10
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['run']
+
+
 def damage_a_message_length(mcap: Path, index: int) -> None:
     """The length of message record `index` (from 0) of the first chunk set past any file's end.
 
@@ -330,11 +395,27 @@ def test_a_stopped_batch_starts_no_further_run(tmp_path, monkeypatch):
     assert started == [tmp_path / 'run_0']
 
 
+def test_a_batch_starts_its_longest_recordings_first(tmp_path):
+    # One worker runs them one after the other: each output's metadata is written as its run
+    # ends, so their times give the order the runs were started in. The table keeps the
+    # inputs' order.
+    runs = tmp_path / 'runs'
+    for name, seconds in (('a_short', 0.5), ('b_long', 3.0), ('c_middle', 1.5)):
+        write_states(runs / name, seconds=seconds)
+    result = run(runs, tmp_path / 'out', '--description', SAMPLE_URDF, '--jobs', '1')
+    assert result.returncode == 0, result.stdout + result.stderr
+    finished = sorted(('a_short', 'b_long', 'c_middle'), key=lambda name: (
+        tmp_path / 'out' / name / 'metadata.yaml').stat().st_mtime_ns)
+    assert finished == ['b_long', 'c_middle', 'a_short']
+    table = [line.split()[0] for line in result.stdout.splitlines()[1:4]]
+    assert table == ['a_short', 'b_long', 'c_middle']
+
+
 def test_the_command_called_in_process_leaves_the_callers_signal_handlers(tmp_path, capsys):
     # main() is also a function (the benchmark calls it): its handlers are its call's.
     from urdf_state_publisher import bag
 
-    stop_signals = (signal.SIGTERM, signal.SIGHUP)
+    stop_signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     before = {number: signal.getsignal(number) for number in stop_signals}
     assert bag.main([str(tmp_path / 'nowhere'), str(tmp_path / 'out')]) == 1
     assert 'no such bag' in capsys.readouterr().err

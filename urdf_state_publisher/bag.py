@@ -15,7 +15,7 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 
 - Several INPUTs, or one folder of recordings, go to the folder OUTPUT, one output each (named
   after its input), on a pool of processes (--jobs, default every core), each streaming its own
-  recording. One progress line for the batch; a table at the end. A lone run with a core to
+  recording, the longest first. One progress line for the batch; a table at the end. A lone run with a core to
   spare has a second process copy the recording and write the output, from before the run has
   loaded its engine (writer_process).
 - The exit status (also in --help): 0 written and /tf computed; 1 bad input or an error,
@@ -39,6 +39,7 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 from __future__ import annotations
 
 import argparse
+from contextlib import suppress
 from dataclasses import replace
 import os
 from pathlib import Path
@@ -48,7 +49,7 @@ import threading
 import time
 from typing import Any, NoReturn
 
-from urdf_state_publisher.bag_input import BagInputError, recordings_in
+from urdf_state_publisher.bag_input import BagInputError, recording_bytes, recordings_in
 from urdf_state_publisher.bag_output import COMPRESSIONS, DISTROS
 from urdf_state_publisher.bag_run import (
     EXIT_FAILED,
@@ -59,6 +60,7 @@ from urdf_state_publisher.bag_run import (
     RunOptions,
     RunSummary,
 )
+from urdf_state_publisher.bag_stops import stop, stops_deferred
 from urdf_state_publisher.process import STOP_SIGNALS
 
 __all__ = ['install_command', 'main']
@@ -121,12 +123,14 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
             _print_summary(summary)
             return summary.status
         return _run_batch(runs, replace(options, live=False), jobs, stopped_by)
-    except KeyboardInterrupt as stop:
-        number = stopped_by[0] if stopped_by else signal.SIGINT
-        how = ('interrupted' if number == signal.SIGINT
-               else f'stopped by {signal.Signals(number).name}')
-        print(f'{PROGRAM}: {how}; {str(stop) or "no output written"}', file=sys.stderr, flush=True)
-        _end_by(number)
+    except KeyboardInterrupt as stopped:
+        with stops_deferred():  # a second stop: the process ends by the first, after this line
+            number = stopped_by[0] if stopped_by else signal.SIGINT
+            how = ('interrupted' if number == signal.SIGINT
+                   else f'stopped by {signal.Signals(number).name}')
+            print(f'{PROGRAM}: {how}; {str(stopped) or "no output written"}', file=sys.stderr,
+                  flush=True)
+            _end_by(number)
 
 
 def install_command(python: str, in_virtual_environment: bool, externally_managed: bool
@@ -158,10 +162,10 @@ def _stop_signals_interrupt() -> tuple[list[int], dict[int, Any]]:
 
     A scheduler or a container runtime stops a job with SIGTERM, a closed terminal sends SIGHUP:
     without this, either would end the process at once and leave its output's staging folder
-    behind. A signal ignored when the command started (`nohup` ignores SIGHUP) stays ignored,
-    as Python leaves an ignored SIGINT. Called from a thread other than the main one, where
-    Python sets no handler, it leaves them all as they are. The list returned gets the first
-    such signal received; the dict holds the handlers replaced.
+    behind. None of the three cuts a clean-up under way (bag_stops). A signal ignored when the
+    command started (`nohup` ignores SIGHUP) stays ignored. Called from a thread other than the
+    main one, where Python sets no handler, it leaves them all as they are. The list returned
+    gets the first such signal received; the dict holds the handlers replaced.
     """
     received: list[int] = []
     previous: dict[int, Any] = {}
@@ -171,10 +175,10 @@ def _stop_signals_interrupt() -> tuple[list[int], dict[int, Any]]:
     def interrupt(number: int, frame: object) -> None:
         if not received:
             received.append(number)
-        raise KeyboardInterrupt
+        stop()  # not in the middle of a clean-up (bag_stops)
 
     for number in STOP_SIGNALS:
-        if number != signal.SIGINT and signal.getsignal(number) is not signal.SIG_IGN:
+        if signal.getsignal(number) is not signal.SIG_IGN:
             previous[number] = signal.signal(number, interrupt)
     return received, previous
 
@@ -244,7 +248,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument('--xacro-arg', dest='xacro_args', action='append', default=[],
                         help=argparse.SUPPRESS)
     parser.add_argument('--overwrite', action='store_true',
-                        help='replace an output that exists (never the input)')
+                        help='replace an output that exists, once the new one is complete '
+                             '(never the input)')
     parser.add_argument('--strict', action='store_true',
                         help='exit with status 3 when the node would have warned (clamped, '
                              'NaN, unknown joints, ...), for CI over recordings')
@@ -341,8 +346,10 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
     stopping = multiprocessing.Event()
     with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(runs))),
                              initializer=_start_worker, initargs=(stopping,)) as pool:
-        futures = {pool.submit(_batch_run, source, target, options): k
-                   for k, (source, target) in enumerate(runs)}
+        # The longest runs first: one started last would finish alone, on one core, after the
+        # others (a fleet's runs differ in length a hundredfold).
+        longest_first = sorted(range(len(runs)), key=lambda k: -recording_bytes(runs[k][0]))
+        futures = {pool.submit(_batch_run, *runs[k], options): k for k in longest_first}
         try:
             for future in as_completed(futures):
                 k = futures[future]
@@ -357,13 +364,15 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
                         f'{sum(s.status != EXIT_OK for s in summaries.values())} not OK')
                     sys.stderr.flush()
         except KeyboardInterrupt:
-            # Ctrl-C reaches the workers too (the terminal's process group); a signal sent to
-            # this process alone is passed on, so that each run stops and cleans up now.
             stopping.set()
-            if stopped_by:
+            # A second stop while the workers clean up is this one (bag_stops).
+            with suppress(KeyboardInterrupt), stops_deferred():
+                # Ctrl-C reaches the workers too (the terminal's process group); a signal sent
+                # to this process alone is passed on, so that each run stops and cleans up now
+                # (a run already stopping takes the second as part of the first).
                 for worker in multiprocessing.active_children():
-                    os.kill(worker.pid, stopped_by[0])
-            pool.shutdown(wait=True, cancel_futures=True)
+                    os.kill(worker.pid, stopped_by[0] if stopped_by else signal.SIGINT)
+                pool.shutdown(wait=True, cancel_futures=True)
             # The runs done before the stop keep their outputs: whole, and hours of work.
             written = sum(1 for future in futures if future.done() and not future.cancelled()
                           and future.exception() is None and future.result() is not None
@@ -395,15 +404,15 @@ def _start_worker(stopping: Any) -> None:
     global _stopping
     _stopping = stopping
 
-    def stop(number: int, frame: object) -> None:
+    def stop_run(number: int, frame: object) -> None:
         global _worker_stopped
         _worker_stopped = True  # a plain flag: the event's lock may be held where this lands
         if _in_run:
-            raise KeyboardInterrupt
+            stop()
 
     for number in STOP_SIGNALS:
         if signal.getsignal(number) is not signal.SIG_IGN:
-            signal.signal(number, stop)
+            signal.signal(number, stop_run)
 
 
 def _batch_run(source: Path, target: Path, options: RunOptions) -> RunSummary | None:

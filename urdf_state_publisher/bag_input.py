@@ -29,7 +29,8 @@ import yaml
 from urdf_state_publisher.bag_output import distro_of_version, DISTROS, error_text, HEADER
 from urdf_state_publisher.ros1_wire import JointStateConverter
 
-__all__ = ['BagInputError', 'InputBag', 'InputTopic', 'open_bag', 'recordings_in']
+__all__ = ['BagInputError', 'InputBag', 'InputTopic', 'open_bag', 'recording_bytes',
+           'recordings_in']
 
 # Type names ROS 2 gives what ROS 1 called otherwise (the fields are the same).
 _RENAMED_TYPES = {'tf/msg/tfMessage': 'tf2_msgs/msg/TFMessage'}
@@ -131,6 +132,20 @@ def recordings_in(path: Path) -> list[Path] | None:
             f'{path}: not a recording, nor a folder of recordings: no metadata.yaml, .mcap or '
             '.bag file in it, nor in its folders')
     return found
+
+
+def recording_bytes(path: Path) -> int:
+    """How many bytes a recording holds: a file's size, or the sum of a folder's files.
+
+    What a run's length is known by before it is opened (the time a run takes grows with it);
+    0 for what cannot be read, which its run reports.
+    """
+    try:
+        if path.is_file():
+            return path.stat().st_size
+        return sum(entry.stat().st_size for entry in path.rglob('*') if entry.is_file())
+    except OSError:
+        return 0
 
 
 _PART = re.compile(r'^(.*)_(\d+)$')

@@ -42,6 +42,7 @@ from urdf_state_publisher.bag_plan import (
     RunPlan,
     RunSummary,
 )
+from urdf_state_publisher.bag_stops import stops_deferred
 
 # What a run is asked and answers are defined with its plan, and named here too, beside run_bag.
 __all__ = ['EXIT_FAILED', 'EXIT_FINDINGS', 'EXIT_OK', 'EXIT_UNFIT', 'Finding', 'NameTally',
@@ -68,6 +69,9 @@ def _run(plan: RunPlan) -> RunSummary:
     # Folders above OUTPUT that do not exist are made, and go again if the run does not
     # complete.
     made = next((folder for folder in reversed(output.parents) if not folder.exists()), None)
+    # An output that --overwrite replaces is set aside here until the new one is in place, and
+    # put back if the run stops in between.
+    replaced = staging / f'{output.name}.replaced'
     writer: Any = None
     complete = False
     try:
@@ -92,14 +96,20 @@ def _run(plan: RunPlan) -> RunSummary:
         try:
             finish_output(staging / output.name, plan.output_format)
             if output.exists():
-                shutil.rmtree(output) if output.is_dir() else output.unlink()
+                output.rename(replaced)
             (staging / output.name).rename(output)
         except (OSError, sqlite3.Error) as error:  # a full disk while compressing, ...
             raise BagOutputError(error_text(error)) from None
         complete = True
     finally:
-        if not complete and writer is not None:
-            writer.abort()  # before its files go
-        plan.input.close()
-        shutil.rmtree(staging if complete or made is None else made, ignore_errors=True)
+        with stops_deferred():  # a second Ctrl-C does not cut the clean-up in half
+            if not complete:
+                if writer is not None:
+                    writer.abort()  # before its files go
+                if replaced.exists():  # the old output back, the new one gone if it was moved
+                    if output.exists():
+                        shutil.rmtree(output) if output.is_dir() else output.unlink()
+                    replaced.rename(output)
+            plan.input.close()
+            shutil.rmtree(staging if complete or made is None else made, ignore_errors=True)
     return feed.summary(output, copied, elapsed)
