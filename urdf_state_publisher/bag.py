@@ -15,9 +15,9 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 
 - Several INPUTs, or one folder of recordings, go to the folder OUTPUT, one output each (named
   after its input), on a pool of processes (--jobs, default every core), each streaming its own
-  recording, the longest first. One progress line for the batch; a table at the end. A lone run with a core to
-  spare has a second process copy the recording and write the output, from before the run has
-  loaded its engine (writer_process).
+  recording, the longest first. One progress line for the batch; a table at the end. A lone run
+  with a core to spare has a second process copy the recording and write the output, from
+  before the run has loaded its engine (writer_process).
 - The exit status (also in --help): 0 written and /tf computed; 1 bad input or an error,
   nothing written; 2 written, but the description and the recording do not fit (no /tf, or
   moving joints the recording never names); 3 with --strict, written but the node would have
