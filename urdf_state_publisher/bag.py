@@ -341,8 +341,9 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
     terminal = sys.stderr.isatty()
     started = time.monotonic()
     summaries: dict[int, RunSummary] = {}
-    # The platform's way to start a worker (a fork on Linux: no start-up to pay again); a run
-    # shares nothing with this process that it changes.
+    # The platform's way to start a worker (on Linux a fork, whose worker has this process's
+    # imports; from Python 3.14 a fork server's, which imports them once more); a run shares
+    # nothing with this process that it changes.
     stopping = multiprocessing.Event()
     with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(runs))),
                              initializer=_start_worker, initargs=(stopping,)) as pool:
