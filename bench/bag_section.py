@@ -181,8 +181,12 @@ def run(mode: str, source: Path, target: Path, *arguments: str) -> dict:
     return json.loads(result.stdout.splitlines()[-1])
 
 
-def bag_section(robot, seconds: float, workdir: Path, report: dict) -> None:
-    """Print and record the table; `robot` is a BenchRobot of about 100 joints."""
+def bag_section(robot, seconds: float, batch_scale: tuple[int, int], workdir: Path,
+                report: dict) -> None:
+    """Print and record the table; `robot` is a BenchRobot of about 100 joints.
+
+    `batch_scale`: the batch's runs a worker and rounds (batch_throughput).
+    """
     print(f'\n7. recorded data: urdf_state_publisher_bag on {robot.label}, {RATE_HZ} Hz, '
           f'{seconds:g} s of bag (MCAP), against rosbags copying the same bag; {ROUNDS} '
           "alternating rounds: seconds the best, ratios the median of the rounds' own")
@@ -274,7 +278,7 @@ def bag_section(robot, seconds: float, workdir: Path, report: dict) -> None:
     print(f'every message against a copy that also writes a {tf_size:,}-byte /tf a record '
           f'(best {best["floor_tf"]["seconds"]:.2f} s), the median of {ROUNDS} rounds of ratios: '
           f'{tf_ratio:.2f}x')
-    batch = batch_throughput(workdir, bag, description)
+    batch = batch_throughput(workdir, bag, description, *batch_scale)
     # Memory: a bag ten times longer, default configuration, in a fresh process.
     longer = workdir / 'bag_in_10x'
     write_bag(longer, robot.path, seconds * 10)
@@ -293,7 +297,7 @@ def bag_section(robot, seconds: float, workdir: Path, report: dict) -> None:
         f'most 1.5x): {"met" if tf_ratio <= 1.5 else "NOT MET"}',
         f'many runs on {batch["workers"]} workers: {batch["speedup"]:.2f}x the throughput of '
         f'one at a time (target at least 1.8x): {"met" if batch["speedup"] >= 1.8 else "NOT MET"}'
-        f'; the same {RUNS_PER_WORKER} runs as fast as on one worker: '
+        f'; the same {batch["runs_per_worker"]} runs as fast as on one worker: '
         f'{batch["end_to_end"]:.2f}x; the copy\'s own (the floor): {batch["floor_speedup"]:.2f}x',
         f'a ROS 1 bag, the command as a process: {ros1_process:.2f}x the same recording as a '
         f'rosbag2 bag (target at most 1.5x): {"met" if ros1_process <= 1.5 else "NOT MET"}; in '
@@ -318,15 +322,6 @@ def bag_section(robot, seconds: float, workdir: Path, report: dict) -> None:
                      'batch': batch}
 
 
-# Each worker's share of a batch. The throughput of W workers is runs a second in a batch of
-# W * RUNS_PER_WORKER runs on W workers against one of RUNS_PER_WORKER runs on one: each worker
-# as busy (weak scaling), the start-up in both, and the machine's speed, which moves within
-# seconds, alike for the two. The strong scaling, the same RUNS_PER_WORKER runs on one worker
-# and on W, is shown beside it.
-RUNS_PER_WORKER = 8
-BATCH_ROUNDS = 7
-
-
 def first_tf_size(workdir: Path, bag: Path, description: tuple[str, ...]) -> int:
     """The size of the /tf message the command writes for this robot."""
     from rosbags.rosbag2 import Reader
@@ -339,10 +334,18 @@ def first_tf_size(workdir: Path, bag: Path, description: tuple[str, ...]) -> int
     raise RuntimeError('no /tf written')
 
 
-def batch_throughput(workdir: Path, bag: Path, description: tuple[str, ...]) -> dict:
-    """Batches of copies of the bag in one command, on one worker and on every core."""
+def batch_throughput(workdir: Path, bag: Path, description: tuple[str, ...],
+                     each: int, rounds: int) -> dict:
+    """Batches of copies of the bag in one command, on one worker and on every core.
+
+    The throughput of W workers is runs a second in a batch of W * `each` runs on W workers
+    against one of `each` runs on one: each worker as busy (weak scaling), the start-up in
+    both, and the machine's speed, which moves within seconds, alike for the two. The strong
+    scaling, the same `each` runs on one worker and on W, is shown beside it, and a floor.
+    `rounds` paired rounds.
+    """
     workers = os.cpu_count() or 1
-    each, shared = RUNS_PER_WORKER, workers * RUNS_PER_WORKER
+    shared = workers * each
     # (workers, runs); 0 workers: the floor, rosbags copying `each` bags one after the other
     # in one process, and in `workers` such processes at once: what the machine gives.
     # (On one core some are the same way, timed once a round.)
@@ -358,7 +361,7 @@ def batch_throughput(workdir: Path, bag: Path, description: tuple[str, ...]) -> 
     in_rounds: dict[tuple[int, int], list[float]] = {way: [] for way in ways}
     # Paired rounds, as the ratios above: each round times every way back to back, in
     # alternating order, and each figure is the median of the rounds' own.
-    for round_ in range(BATCH_ROUNDS):
+    for round_ in range(rounds):
         for jobs, size in ways[::-1 if round_ % 2 else 1]:
             out = workdir / 'batch_out'
             if jobs:
@@ -375,14 +378,15 @@ def batch_throughput(workdir: Path, bag: Path, description: tuple[str, ...]) -> 
             best[jobs, size] = min(best.get((jobs, size), float('inf')), measured)
     for size in sizes:
         shutil.rmtree(workdir / f'runs_{size}')
-    rounds = range(BATCH_ROUNDS)
-    speedups = [workers * in_rounds[1, each][k] / in_rounds[workers, shared][k] for k in rounds]
-    strong = [in_rounds[1, each][k] / in_rounds[workers, each][k] for k in rounds]
-    floors = [workers * in_rounds[0, 1][k] / in_rounds[0, workers][k] for k in rounds]
+    speedups = [workers * one / every
+                for one, every in zip(in_rounds[1, each], in_rounds[workers, shared])]
+    strong = [one / every for one, every in zip(in_rounds[1, each], in_rounds[workers, each])]
+    floors = [workers * one / every
+              for one, every in zip(in_rounds[0, 1], in_rounds[0, workers])]
     speedup, end_to_end, floor = (statistics.median(v) for v in (speedups, strong, floors))
     print(f'batches (best s): {each} runs {best[1, each]:.2f} s on 1 worker, '
           f'{best[workers, each]:.2f} s on {workers}; {shared} runs on {workers} '
-          f'{best[workers, shared]:.2f} s. The median of {BATCH_ROUNDS} rounds: {workers} '
+          f'{best[workers, shared]:.2f} s. The median of {rounds} rounds: {workers} '
           f'workers {speedup:.2f}x the runs a second of one, each with {each} runs; the same '
           f'{each} runs {end_to_end:.2f}x as fast as on one worker; the floor, rosbags copying '
           f'{each} bags in each of {workers} processes at once against in one: {floor:.2f}x '

@@ -133,11 +133,12 @@ class Scale:
     fleet_sizes: tuple[int, ...]  # section 6: robots per fleet
     fleet_seconds: float  # section 6: measured per fleet and way of running it
     bag_seconds: float  # section 7: of bag at 500 Hz
+    bag_batch: tuple[int, int]  # section 7: a batch's runs a worker, and its paired rounds
 
 
 FULL = Scale(10_000, (100, 500, 1000), 5.0, 4, 0.25, (10_000,), 3, 10.0, (1, 10, 50), 5.0,
-             60.0)
-SMOKE = Scale(300, (200,), 1.0, 1, 0.3, (1_000,), 1, 1.0, (1, 3), 1.0, 2.0)
+             60.0, (8, 7))
+SMOKE = Scale(300, (200,), 1.0, 1, 0.3, (1_000,), 1, 1.0, (1, 3), 1.0, 2.0, (2, 1))
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -1184,7 +1185,7 @@ def main() -> int:
             fleet_section(robots[-1], scale, driver, workdir, report)
         hundred = generated_hands(workdir, hands=5, fingers=6, joints_per_finger=3)
         if args.only in (None, 'bag'):
-            bag_section(hundred, scale.bag_seconds, workdir, report)
+            bag_section(hundred, scale.bag_seconds, scale.bag_batch, workdir, report)
         if args.only in (None, 'latency'):
             latency_section([(robots[0], 100), (hundred, 500)], scale, driver, workdir,
                             report)
