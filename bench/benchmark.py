@@ -6,7 +6,7 @@
   python bench/benchmark.py --json FILE      # also writes every figure to FILE
   python bench/benchmark.py --only memory    # section 5 alone (about a minute)
   python bench/benchmark.py --only fleet     # section 6 alone (about 5 minutes)
-  python bench/benchmark.py --only bag       # section 7 alone (about 6 minutes)
+  python bench/benchmark.py --only bag       # section 7 alone (about 5 minutes)
   python bench/benchmark.py --only latency   # section 8 alone (about 3 minutes)
 
 Sections:

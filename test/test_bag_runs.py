@@ -133,7 +133,7 @@ def test_a_second_stop_does_not_cut_the_clean_up(tmp_path, monkeypatch, second):
     from urdf_state_publisher import bag, bag_input, bag_output, bag_run
 
     bag_path = write_states(tmp_path / 'run')
-    written = []
+    written, closed = [], []
     write, close = bag_output.OutputBag.write, bag_input.Rosbag2Input.close
 
     def write_then_stop(self, *record):
@@ -143,6 +143,7 @@ def test_a_second_stop_does_not_cut_the_clean_up(tmp_path, monkeypatch, second):
         return write(self, *record)
 
     def close_stopped_again(self):
+        closed.append(self)
         signal.raise_signal(getattr(signal, second))  # inside the clean-up: before the rmtree
         return close(self)
 
@@ -161,6 +162,7 @@ def test_a_second_stop_does_not_cut_the_clean_up(tmp_path, monkeypatch, second):
             signal.signal(number, handler)
     assert stopped_by == [signal.SIGTERM]
     assert len(written) == 10
+    assert len(closed) == 1  # the second stop was raised, in the clean-up
     assert sorted(p.name for p in tmp_path.iterdir()) == ['run']
 
 
