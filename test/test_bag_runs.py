@@ -166,6 +166,98 @@ def test_a_second_stop_does_not_cut_the_clean_up(tmp_path, monkeypatch, second):
     assert sorted(p.name for p in tmp_path.iterdir()) == ['run']
 
 
+# The command, stopped by SIGTERM at a call its runs make once their output is in place: one
+# run's input closed in its clean-up, or a batch's table printed.
+STOPPED_AT = """
+import signal, sys
+from urdf_state_publisher import bag, bag_input
+
+owner, name = {'run': (bag_input.Rosbag2Input, 'close'), 'batch': (bag, '_print_table')}[
+    sys.argv.pop(1)]
+call = getattr(owner, name)
+
+def stopped(*arguments):
+    signal.raise_signal(signal.SIGTERM)
+    return call(*arguments)
+
+setattr(owner, name, stopped)
+sys.exit(bag.main())
+"""
+
+
+def test_a_stop_after_the_output_moved_in_says_it_was_written(tmp_path):
+    # A stop can land in the last moments of a run, its output already in place (the clean-up,
+    # the summary): the run is done, and the command says so, then ends by the stop.
+    bag = write_states(tmp_path / 'run')
+    assert run(bag, tmp_path / 'out', '--description', SAMPLE_URDF).returncode == 0
+    whole = digest((tmp_path / 'out').rename(tmp_path / 'whole'))
+    result = subprocess.run([sys.executable, '-c', STOPPED_AT, 'run', str(bag),
+                             str(tmp_path / 'out'), '--description', str(SAMPLE_URDF)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == -signal.SIGTERM, result.stdout + result.stderr
+    assert result.stderr.splitlines()[1:] == [  # after the description's INFO line
+        'urdf_state_publisher_bag: stopped by SIGTERM; the output was written before it: '
+        f'{tmp_path / "out"}']
+    assert result.stdout.splitlines()[-1] == f'output: {tmp_path / "out"}'  # its summary
+    assert digest(tmp_path / 'out') == whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['out', 'run', 'whole']
+
+
+def test_a_batch_stopped_once_every_run_is_done_says_all_were_written(tmp_path):
+    for k in range(2):
+        write_states(tmp_path / 'runs' / f'run_{k}')
+    result = subprocess.run([sys.executable, '-c', STOPPED_AT, 'batch', str(tmp_path / 'runs'),
+                             str(tmp_path / 'out'), '--description', str(SAMPLE_URDF),
+                             '--jobs', '2'], capture_output=True, text=True, timeout=300)
+    assert result.returncode == -signal.SIGTERM, result.stdout + result.stderr
+    assert result.stderr.splitlines() == [
+        'urdf_state_publisher_bag: stopped by SIGTERM; 2 of 2 outputs written before it']
+    assert [line.split()[::4] for line in result.stdout.splitlines()[1:3]] == [
+        ['run_0', 'ok'], ['run_1', 'ok']]  # the table
+    for k in range(2):
+        assert (tmp_path / 'out' / f'run_{k}' / 'metadata.yaml').exists()
+
+
+def test_a_batch_worker_stopped_after_its_output_moved_in_returns_its_summary(tmp_path,
+                                                                              monkeypatch):
+    # The batch counts the runs done by the summaries its workers return: a stop in a run's
+    # last moments must not lose one, and the worker then starts no further run.
+    import multiprocessing
+
+    from urdf_state_publisher import bag, bag_input, bag_stops
+
+    for k in range(2):
+        write_states(tmp_path / f'run_{k}')
+    close = bag_input.Rosbag2Input.close
+
+    def close_stopped(self):
+        signal.raise_signal(signal.SIGTERM)  # in the clean-up, after the output moved in
+        return close(self)
+
+    monkeypatch.setattr(bag_input.Rosbag2Input, 'close', close_stopped)
+    handlers = {number: signal.getsignal(number) for number in bag.STOP_SIGNALS}
+    # What the worker's handlers change, this process's as it was once the test is done.
+    for name in ('_done', '_noted'):
+        monkeypatch.setattr(bag_stops, name, False)
+    monkeypatch.setattr(bag, '_worker_stopped', False)
+    bag._start_worker(multiprocessing.Event())  # the worker's handlers, in this process
+    try:
+        options = bag.RunOptions(description=(str(SAMPLE_URDF),), live=False)
+        try:
+            summary = bag._batch_run(tmp_path / 'run_0', tmp_path / 'out' / 'run_0', options)
+        except KeyboardInterrupt:
+            pytest.fail('the stop took the summary of a run whose output was in place')
+        assert bag._batch_run(tmp_path / 'run_1', tmp_path / 'out' / 'run_1', options) is None
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        monkeypatch.setattr(bag, '_stopping', None)
+    assert summary.status == bag.EXIT_OK
+    assert summary.output == str(tmp_path / 'out' / 'run_0')
+    assert (tmp_path / 'out' / 'run_0' / 'metadata.yaml').exists()
+    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['run_0']
+
+
 def damage_a_message_length(mcap: Path, index: int) -> None:
     """The length of message record `index` (from 0) of the first chunk set past any file's end.
 

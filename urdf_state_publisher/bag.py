@@ -47,7 +47,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TYPE_CHECKING
 
 from urdf_state_publisher.bag_input import BagInputError, recording_bytes, recordings_in
 from urdf_state_publisher.bag_output import COMPRESSIONS, DISTROS
@@ -60,8 +60,19 @@ from urdf_state_publisher.bag_run import (
     RunOptions,
     RunSummary,
 )
-from urdf_state_publisher.bag_stops import stop, stops_deferred
+from urdf_state_publisher.bag_stops import (
+    begin,
+    done,
+    reset,
+    stop,
+    stopped_after_done,
+    stops_deferred,
+)
 from urdf_state_publisher.process import STOP_SIGNALS
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from concurrent.futures import Future
 
 __all__ = ['install_command', 'main']
 
@@ -72,7 +83,7 @@ EXIT_STATUS = ('exit status: 0 the output was written and /tf computed; 1 bad in
                '--strict, written, but the node would have warned; several inputs: the worst '
                'of their runs, in that order (1, 2, 3). Interrupted: ended by SIGINT '
                '(SIGTERM, SIGHUP: by that signal), nothing written but the outputs of the '
-               'runs a batch had done.')
+               'runs done before it.')
 # A batch's worst status first: an error, then a misfit, then findings.
 _SEVERITY = (EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS, EXIT_OK)
 
@@ -81,9 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command; the exit status as EXIT_STATUS says.
 
     A stop (Ctrl-C, SIGTERM, SIGHUP) ends the process by its signal. After an error or a stop
-    nothing is left behind, but the outputs of the runs a batch had done. The signals' handlers
+    nothing is left behind, but the outputs of the runs done before it. The signals' handlers
     are this call's: the caller's come back when it returns.
     """
+    reset()
     stopped_by, previous = _stop_signals_interrupt()
     try:
         return _main(sys.argv[1:] if argv is None else argv, stopped_by)
@@ -121,6 +133,8 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
             # A lone run with a core to spare: a second process copies and writes.
             summary = run_bag(inputs[0], output, replace(options, writer_process=jobs > 1))
             _print_summary(summary)
+            if stopped_after_done():
+                raise KeyboardInterrupt(f'the output was written before it: {summary.output}')
             return summary.status
         return _run_batch(runs, replace(options, live=False), jobs, stopped_by)
     except KeyboardInterrupt as stopped:
@@ -345,6 +359,7 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
     # imports; from Python 3.14 a fork server's, which imports them once more); a run shares
     # nothing with this process that it changes.
     stopping = multiprocessing.Event()
+    begin()
     with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(runs))),
                              initializer=_start_worker, initargs=(stopping,)) as pool:
         # The longest runs first: one started last would finish alone, on one core, after the
@@ -364,6 +379,7 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
                         f'{time.monotonic() - started:.0f} s, '
                         f'{sum(s.status != EXIT_OK for s in summaries.values())} not OK')
                     sys.stderr.flush()
+            done()  # every run has reported: a stop from here on ends the batch after its table
         except KeyboardInterrupt:
             stopping.set()
             # A second stop while the workers clean up is this one (bag_stops).
@@ -375,17 +391,28 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
                     os.kill(worker.pid, stopped_by[0] if stopped_by else signal.SIGINT)
                 pool.shutdown(wait=True, cancel_futures=True)
             # The runs done before the stop keep their outputs: whole, and hours of work.
-            written = sum(1 for future in futures if future.done() and not future.cancelled()
-                          and future.exception() is None and future.result() is not None
-                          and future.result().output is not None)
-            raise KeyboardInterrupt(f'{written} of {len(runs)} outputs written before it; the '
-                                    'runs not done left nothing') from None
+            raise KeyboardInterrupt(f'{_outputs_written(futures)} of {len(runs)} outputs '
+                                    'written before it; the runs not done left nothing') from None
     if terminal:
         sys.stderr.write('\r\x1b[K')
     ordered = [summaries[k] for k in range(len(runs))]
     _print_table(ordered, time.monotonic() - started)
+    if stopped_after_done():
+        raise KeyboardInterrupt(f'{_outputs_written(futures)} of {len(runs)} outputs written '
+                                'before it')
     return next(status for status in _SEVERITY
                 if status == EXIT_OK or any(s.status == status for s in ordered))
+
+
+def _outputs_written(futures: Iterable[Future]) -> int:
+    """How many of a batch's runs have their output in place.
+
+    A run whose output had moved in returns its summary, whenever a stop came (bag_stops); one
+    stopped, cancelled, not started or failed has none.
+    """
+    return sum(1 for future in futures if future.done() and not future.cancelled()
+               and future.exception() is None and future.result() is not None
+               and future.result().output is not None)
 
 
 # In a batch's worker process: the batch's event, set once it is stopped, so that no further run

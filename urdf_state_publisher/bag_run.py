@@ -42,7 +42,7 @@ from urdf_state_publisher.bag_plan import (
     RunPlan,
     RunSummary,
 )
-from urdf_state_publisher.bag_stops import stops_deferred
+from urdf_state_publisher.bag_stops import begin, done, stops_deferred
 
 # What a run is asked and answers are defined with its plan, and named here too, beside run_bag.
 __all__ = ['EXIT_FAILED', 'EXIT_FINDINGS', 'EXIT_OK', 'EXIT_UNFIT', 'Finding', 'NameTally',
@@ -51,6 +51,7 @@ __all__ = ['EXIT_FAILED', 'EXIT_FINDINGS', 'EXIT_OK', 'EXIT_UNFIT', 'Finding', '
 
 def run_bag(input_path: Path, output: Path, options: RunOptions) -> RunSummary:
     """Process one recording into `output`; the summary says how it went (module docstring)."""
+    begin()
     try:
         return _run(plan_run(Path(input_path), Path(output), options))
     except (BagError, BagInputError, BagOutputError) as error:
@@ -97,7 +98,9 @@ def _run(plan: RunPlan) -> RunSummary:
             finish_output(staging / output.name, plan.output_format)
             if output.exists():
                 output.rename(replaced)
-            (staging / output.name).rename(output)
+            with stops_deferred():  # a stop as the output moves in comes after it: it is done
+                (staging / output.name).rename(output)
+                done()
         except (OSError, sqlite3.Error) as error:  # a full disk while compressing, ...
             raise BagOutputError(error_text(error)) from None
         complete = True

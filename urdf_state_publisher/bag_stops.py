@@ -1,4 +1,4 @@
-"""How a stop signal stops a bag run: at once, but never in the middle of its clean-up.
+"""How a stop signal stops a bag run: at once, but not its clean-up, nor a run that is done.
 
 The bag command's stop signals (Ctrl-C, SIGTERM, SIGHUP) raise KeyboardInterrupt where the run
 is, and its clean-up then removes what it had written (bag_run). People press Ctrl-C again
@@ -6,8 +6,13 @@ when the first seems slow, and a job runner may send SIGTERM to a process group 
 and to the command that then passes it on: a second KeyboardInterrupt inside the clean-up would
 stop it halfway, and leave a staging folder, or the old output that --overwrite had set aside,
 behind. Within `stops_deferred()`, a stop signal is noted instead, and raised when the block
-is done. The handlers that call `stop()` are the command's (bag.py): its main process's, and
-a batch worker's during a run.
+is done.
+
+A run is done once its output is in place. A stop from then on would only lose its summary
+(and a batch would count a whole output as not written): it is noted, and the caller, once it
+has reported the run, asks `stopped_after_done()` and ends by the stop. `begin()` starts the
+next piece of work, `reset()` a command called in process. The handlers that call `stop()`
+are the command's (bag.py): its main process's, and a batch worker's during a run.
 """
 
 from __future__ import annotations
@@ -15,32 +20,69 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ['stop', 'stops_deferred']
+__all__ = ['begin', 'done', 'reset', 'stop', 'stopped_after_done', 'stops_deferred']
 
-# How many stops_deferred blocks the process is in; whether a stop came in one of them.
+# How many stops_deferred blocks the process is in; whether the work under way is done; whether
+# a stop came in a block or once the work was done.
 _depth = 0
-_deferred = False
+_done = False
+_noted = False
 
 
 def stop() -> None:
     """What a stop signal's handler does: raise KeyboardInterrupt, or note it for later."""
-    global _deferred
-    if _depth:
-        _deferred = True
+    global _noted
+    if _depth or _done:
+        _noted = True
         return
     raise KeyboardInterrupt
 
 
 @contextmanager
 def stops_deferred() -> Iterator[None]:
-    """A block that a stop signal does not cut: the stop is raised at its end instead."""
-    global _depth, _deferred
+    """A block that a stop signal does not cut: the stop is raised at its end instead.
+
+    Unless the block marked the work `done()`: the stop then waits for the caller.
+    """
+    global _depth, _noted
     _depth += 1
     try:
         yield
     finally:
         _depth -= 1
-        if not _depth and _deferred:
-            _deferred = False
+        if not _depth and _noted and not _done:
+            _noted = False
             # The stop goes first: whatever the block raised is its context.
             raise KeyboardInterrupt  # noqa: B012 - a stop, not an error to lose
+
+
+def reset() -> None:
+    """A fresh start: no work done, no stop noted (the stops before it were another call's)."""
+    global _done, _noted
+    _done = _noted = False
+
+
+def begin() -> None:
+    """Work starts that a stop interrupts; a stop noted after the last work was done stops it."""
+    global _done, _noted
+    _done = False
+    if _noted:
+        _noted = False
+        raise KeyboardInterrupt
+
+
+def done() -> None:
+    """The work under way is done: from here on a stop waits for `stopped_after_done()`.
+
+    Called inside `stops_deferred()`, with the step that completes the work, so that a stop
+    lands either before that step (and interrupts) or after it.
+    """
+    global _done
+    _done = True
+
+
+def stopped_after_done() -> bool:
+    """Whether a stop came once the work was done (then it has been taken)."""
+    global _noted
+    stopped, _noted = _noted, False
+    return stopped
