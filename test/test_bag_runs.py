@@ -439,6 +439,30 @@ def test_findings_are_dated_by_their_message_and_counted_per_joint(tmp_path):
     assert '[WARN] first at 0.350 s' in out and '[WARN] first at 1.200 s' in out
 
 
+def test_joint_states_naming_no_joint_are_dated_by_the_first_of_them(tmp_path):
+    # Another robot's names (a prefix the description lacks) from 0.37 s on, a message on
+    # another topic at 0 s: the misfit comes with the first JointState, not with the node's
+    # next status (1.000 s), when it logs it.
+    writer = Writer(tmp_path / 'run', version=9, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    note = writer.add_connection('/note', 'std_msgs/msg/String', typestore=STORE)
+    states = writer.add_connection('/joint_states', 'sensor_msgs/msg/JointState',
+                                   typestore=STORE)
+    writer.write(note, START_NS, bytes(STORE.serialize_cdr(T['std_msgs/msg/String'](data='go'),
+                                                           'std_msgs/msg/String')))
+    names = [f'left_{joint}' for joint in JOINTS]
+    for k in range(37, 300):
+        ns = START_NS + k * 10_000_000
+        writer.write(states, ns, joint_state(ns, names, [0.02] * len(names)))
+    writer.close()
+    result = run(tmp_path / 'run', tmp_path / 'out', '--description', SAMPLE_URDF)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert re.search(r'\n  \[ERROR\] first at 0\.370 s: no name in the JointStates is a joint',
+                     result.stdout), result.stdout
+    for name in names:
+        assert f'      {name}: 263 messages, first at 0.370 s, last at 2.990 s' in result.stdout
+
+
 def test_a_long_bag_with_a_recurring_condition_prints_a_screenful(tmp_path):
     """Beyond the limit for 0.1 s of every 2 s, for 60 s: 30 episodes, a few lines."""
     bag = write_states(tmp_path / 'run', seconds=60.0,

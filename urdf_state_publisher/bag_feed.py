@@ -40,7 +40,7 @@ from urdf_state_publisher.engine import (
     StateEngine,
 )
 from urdf_state_publisher.errors import DescriptionError, StartupError
-from urdf_state_publisher.health import Level
+from urdf_state_publisher.health import Level, NO_MATCH, UNKNOWN
 from urdf_state_publisher.joint_settings import JointSettings
 from urdf_state_publisher.parameters import ParameterValueError
 from urdf_state_publisher.recorded_frames import sort_recorded
@@ -51,6 +51,9 @@ __all__ = ['BagFeed']
 
 BILLION = 1_000_000_000
 PROGRESS_PERIOD_S = 0.25
+# A condition the status judges from the names the JointStates gave, dated by their messages:
+# that no name is a joint comes with the first JointState, not the next status a second later.
+_NAMES_OF = {NO_MATCH: UNKNOWN}
 
 
 class BagFeed:
@@ -309,10 +312,11 @@ class BagFeed:
         for name, text, first_ns, count, kind in self.findings.values():
             if name == 'INFO':
                 continue
-            if kind in tallies:  # an event's: when each name came, at its messages' times
+            tallied = tallies.get(_NAMES_OF.get(kind, kind))
+            if tallied is not None:  # an event's: when each name came, at its messages' times
                 names = tuple(NameTally(n, (t.first * BILLION - self.start_ns) / BILLION,
                                         (t.last * BILLION - self.start_ns) / BILLION, t.count)
-                              for n, t in tallies[kind].items())
+                              for n, t in tallied.items())
                 findings.append(Finding(name, text, min(n.first for n in names) if names else
                                         (first_ns - self.start_ns) / BILLION, count, names))
             else:
