@@ -61,7 +61,6 @@ from urdf_state_publisher.bag_run import (
     RunSummary,
 )
 from urdf_state_publisher.bag_stops import (
-    begin,
     done,
     reset,
     stop,
@@ -359,7 +358,6 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
     # imports; from Python 3.14 a fork server's, which imports them once more); a run shares
     # nothing with this process that it changes.
     stopping = multiprocessing.Event()
-    begin()
     with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(runs))),
                              initializer=_start_worker, initargs=(stopping,)) as pool:
         # The longest runs first: one started last would finish alone, on one core, after the

@@ -74,8 +74,8 @@ def begin() -> None:
 def done() -> None:
     """The work under way is done: from here on a stop waits for `stopped_after_done()`.
 
-    Called inside `stops_deferred()`, with the step that completes the work, so that a stop
-    lands either before that step (and interrupts) or after it.
+    A run calls it inside `stops_deferred()`, with the rename that puts its output in place, so
+    that a stop lands either before the rename (and interrupts the run) or after it.
     """
     global _done
     _done = True
