@@ -204,6 +204,7 @@ def test_a_stop_after_the_output_moved_in_says_it_was_written(tmp_path):
 
 
 def test_a_batch_stopped_once_every_run_is_done_says_all_were_written(tmp_path):
+    # The stop comes as the table is printed: every output is in place, and the line says so.
     for k in range(2):
         write_states(tmp_path / 'runs' / f'run_{k}')
     result = subprocess.run([sys.executable, '-c', STOPPED_AT, 'batch', str(tmp_path / 'runs'),
@@ -240,6 +241,7 @@ def test_a_batch_worker_stopped_after_its_output_moved_in_returns_its_summary(tm
     for name in ('_done', '_noted'):
         monkeypatch.setattr(bag_stops, name, False)
     monkeypatch.setattr(bag, '_worker_stopped', False)
+    monkeypatch.setattr(bag, '_stopping', None)
     bag._start_worker(multiprocessing.Event())  # the worker's handlers, in this process
     try:
         options = bag.RunOptions(description=(str(SAMPLE_URDF),), live=False)
@@ -251,7 +253,6 @@ def test_a_batch_worker_stopped_after_its_output_moved_in_returns_its_summary(tm
     finally:
         for number, handler in handlers.items():
             signal.signal(number, handler)
-        monkeypatch.setattr(bag, '_stopping', None)
     assert summary.status == bag.EXIT_OK
     assert summary.output == str(tmp_path / 'out' / 'run_0')
     assert (tmp_path / 'out' / 'run_0' / 'metadata.yaml').exists()
