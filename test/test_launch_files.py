@@ -1034,7 +1034,14 @@ def test_the_docs_say_how_to_install_the_display_tools():
 
 def test_an_xacro_argument_the_model_does_not_take_is_logged_as_a_warning(monkeypatch, caplog):
     """The node gets the expanded text: the launch file itself says what it could not see."""
-    with caplog.at_level(logging.WARNING, logger='urdf_state_publisher.launch.py'):
+    # Read at the launch file's logger itself, which propagates nothing here: once the real
+    # launch.logging is imported (as launch_testing's pytest plugin does wherever it is
+    # installed), every logger made after is a LaunchLogger, which does not propagate to the
+    # root logger that caplog reads; without launch, it would, and caplog would see it twice.
+    logger = logging.getLogger('urdf_state_publisher.launch.py')
+    monkeypatch.setattr(logger, 'propagate', False)
+    monkeypatch.setattr(logger, 'handlers', [*logger.handlers, caplog.handler])
+    with caplog.at_level(logging.WARNING, logger=logger.name):
         launch_setup(MAIN_LAUNCH, monkeypatch, xacro_args='prefx:=left_')
     assert [record.getMessage() for record in caplog.records] == [
         'launch argument model: prefx:=left_: not an argument of sample_arm.urdf.xacro; did '
