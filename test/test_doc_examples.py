@@ -82,6 +82,10 @@ EXAMPLES = {
         'test_bag.py::test_the_script_of_the_recorded_data_page_runs',
     ('recorded-data.md', 'read 30,000 messages'):
         'test_bag.py::test_the_summary_on_the_recorded_data_page_is_what_the_command_prints',
+    ('development.md', 'rosdep install --from-paths src --ignore-src -y --dependency-types test'):
+        "needs a ROS 2 install (rosdep, apt, colcon test with launch_testing): "
+        'test_colcon_workspace.py builds the package with colcon and runs colcon test, and '
+        "test_launch_files.py reads the launch file's warnings as they reach launch's loggers",
     ('development.md', 'make demo'):
         'the commands that run the demo and this suite: test_demo.py runs the demo, .ci/run '
         'runs make test',
