@@ -165,6 +165,11 @@ def test_findings_show_a_few_names_and_the_file_holds_every_one(tmp_path):
     [finding] = [f for f in summary['findings'] if f['level'] == 'ERROR']
     assert finding['names'] == [{'name': name, 'first': 0.0, 'last': 0.99, 'count': 100}
                                 for name in JOINTS]
+    # Every field is one the page describes.
+    page = DOC.read_text(encoding='utf-8')
+    described = set(re.findall(r'`(\w+)`', page[page.index('### The findings file'):].split(
+        '\n\n')[1]))
+    assert {*document, *summary, *finding} - described == set()
 
 
 def test_a_batchs_findings_file_has_a_run_each_in_the_order_given(tmp_path):
