@@ -162,6 +162,8 @@ def test_findings_show_a_few_names_and_the_file_holds_every_one(tmp_path):
     assert (summary['input'], summary['output'], summary['status']) == (
         str(recording), str(tmp_path / 'out2'), 2)
     assert summary['unfit'] and summary['error'] is None
+    # Every moving joint of the description, none of which the recording names.
+    assert sorted(summary['never_named']) == sorted(f'left_{name}' for name in JOINTS)
     [finding] = [f for f in summary['findings'] if f['level'] == 'ERROR']
     assert finding['names'] == [{'name': name, 'first': 0.0, 'last': 0.99, 'count': 100}
                                 for name in JOINTS]

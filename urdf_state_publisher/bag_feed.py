@@ -337,7 +337,7 @@ class BagFeed:
             else:
                 findings.append(Finding(name, text, (first_ns - self.start_ns) / BILLION,
                                         count, (), kind))
-        unfit = None
+        unfit, never = None, ()
         model = self.engine.active.stream.model if self.engine.active is not None else None
         if model is None:
             unfit = (f'no robot description reached the run: {self.names.description} has no '
@@ -362,7 +362,7 @@ class BagFeed:
             replaced_transforms=self.replaced_transforms,
             kept_transforms=self.kept_transforms, replaced_messages=self.replaced_messages,
             findings=tuple(findings), joint_states=health.received,
-            rate_limited=health.dropped.get(RATE_LIMIT, 0),
+            rate_limited=health.dropped.get(RATE_LIMIT, 0), never_named=never,
             publish_frequency=self.plan.config.publish_frequency)
 
 

@@ -96,7 +96,8 @@ class RunSummary:
 
     `joint_states`: the JointStates the engine was fed; `rate_limited`: how many of them made
     no /tf because `publish_frequency` (Hz) limits each joint's rate on their stamps; 0 with
-    ignore_timestamp, which publishes every one.
+    ignore_timestamp, which publishes every one. `never_named`: every moving joint of the
+    description that the recording never gives a value (what `unfit` lists the first of).
     """
 
     input: str
@@ -115,6 +116,7 @@ class RunSummary:
     joint_states: int = 0
     rate_limited: int = 0
     publish_frequency: float = 0.0
+    never_named: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
