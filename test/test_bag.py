@@ -771,19 +771,3 @@ def test_a_batch_runs_every_input_and_its_table_is_the_pages(tmp_path):
     assert [shape(line) for line in printed] == [shape(line) for line in shown]
     assert printed[5].startswith(f'run_43: {runs / "run_43"}: cannot read it as a rosbag2 bag')
 
-
-def test_the_script_of_the_recorded_data_page_runs(tmp_path):
-    script = doc_block('urdf_state_publisher_bag /data/2026-11-27/')
-    for name in ('run_1', 'run_2'):
-        write_bag(tmp_path / 'data' / '2026-11-27' / name,
-                  source('/joint_states', ARM + GRIPPER, 100, 0.3))
-    (tmp_path / 'robot.urdf.xacro').write_text(SAMPLE_URDF.with_suffix('.urdf.xacro')
-                                               .read_text())
-    command = Path(sys.executable).parent
-    script = script.replace('/data/', f'{tmp_path}/data/')
-    result = subprocess.run(['bash', '-c', script], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=300,
-                            env={**os.environ, 'PATH': f'{command}:{os.environ["PATH"]}'})
-    assert result.stdout.splitlines()[-1] == 'every run: /tf computed, no warning', (
-        result.stdout + result.stderr)
-    assert (tmp_path / 'data' / '2026-11-27_tf' / 'run_2' / 'metadata.yaml').exists()

@@ -456,12 +456,16 @@ def test_joint_states_naming_no_joint_are_dated_by_the_first_of_them(tmp_path):
         ns = START_NS + k * 10_000_000
         writer.write(states, ns, joint_state(ns, names, [0.02] * len(names)))
     writer.close()
-    result = run(tmp_path / 'run', tmp_path / 'out', '--description', SAMPLE_URDF)
+    result = run(tmp_path / 'run', tmp_path / 'out', '--description', SAMPLE_URDF,
+                 '--findings', tmp_path / 'findings.json')
     assert result.returncode == 2, result.stdout + result.stderr
     assert re.search(r'\n  \[ERROR\] first at 0\.370 s: no name in the JointStates is a joint',
                      result.stdout), result.stdout
-    for name in names:
-        assert f'      {name}: 263 messages, first at 0.370 s, last at 2.990 s' in result.stdout
+    # Each name's messages, in the findings file (the terminal shows the first few).
+    [run_summary] = json.loads((tmp_path / 'findings.json').read_text())['runs']
+    [finding] = [f for f in run_summary['findings'] if f['level'] == 'ERROR']
+    assert finding['names'] == [{'name': name, 'first': 0.37, 'last': 2.99, 'count': 263}
+                                for name in names]
 
 
 def test_a_long_bag_with_a_recurring_condition_prints_a_screenful(tmp_path):

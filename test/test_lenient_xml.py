@@ -158,7 +158,7 @@ def test_the_python_api_and_inspect_say_it(tmp_path, capsys):
     model = RobotModel.from_file(path)
     assert "'--' inside a comment" in model.warnings[0]
     assert main([str(path)]) == 0
-    assert main([str(path), '--strict']) == 2
+    assert main([str(path), '--strict']) == 3
     out = capsys.readouterr().out
     assert "'--' inside a comment, which XML forbids" in out
 

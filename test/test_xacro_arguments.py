@@ -170,7 +170,7 @@ def test_inspect_lists_the_warning_and_strict_fails_on_it(robot, capsys):
     assert status == 0
     assert f'\nWarnings (1)\n  1. {MISSPELT}\n' in out
     assert inspect_main([str(robot), '--strict', '--xacro-arg', 'reach:=1', '--xacro-arg',
-                         'prefx:=left_']) == 2
+                         'prefx:=left_']) == 3
     assert 'FAILED (--strict: warnings are errors)' in capsys.readouterr().out
 
 

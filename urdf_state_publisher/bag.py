@@ -1,8 +1,8 @@
 """urdf_state_publisher_bag: a recorded bag's robot state, as the node would have published it.
 
-    urdf_state_publisher_bag INPUT... OUTPUT [--description FILE [NAME:=VALUE ...]]
-        [--overwrite] [--strict] [--jobs N] [--storage mcap|sqlite3] [--distro DISTRO]
-        [--compression none|message|file]
+    urdf_state_publisher_bag INPUT [INPUT ...] OUTPUT [--description FILE [NAME:=VALUE ...]]
+        [--overwrite] [--strict] [--findings FILE] [--jobs N] [--storage mcap|sqlite3]
+        [--distro DISTRO] [--compression none|message|file]
         [--ros-args -p NAME:=VALUE --params-file FILE -r FROM:=TO ...]
 
 It reads a recording (a rosbag2 bag: a directory, sqlite3 or MCAP, or a lone .mcap or .db3 file; a
@@ -18,12 +18,16 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
   recording, the longest first. One progress line for the batch; a table at the end. A lone run
   with a core to spare has a second process copy the recording and write the output, from
   before the run has loaded its engine (writer_process).
-- The exit status (also in --help): 0 written and /tf computed; 1 bad input or an error,
-  nothing written; 2 written, but the description and the recording do not fit (no /tf, or
-  moving joints the recording never names); 3 with --strict, written but the node would have
-  warned; for a batch, the worst of its runs (1, then 2, then 3). Interrupted (Ctrl-C): ended
+- The exit status (also in --help; the numbers are exit_status's, shared with inspect): 0
+  written and /tf computed; 1 bad input or an error, nothing written; 2 written, but the
+  description and the recording do not fit (no /tf, or moving joints the recording never
+  names); 3 with --strict, written but the node would have warned; for a batch, the worst of
+  its runs (1, then 2, then 3); 64 a usage error, nothing done. Interrupted (Ctrl-C): ended
   by SIGINT, as an interrupted program is; stopped by SIGTERM or SIGHUP (a scheduler, a
   closed terminal), the same clean-up, then ended by that signal.
+- What the node would have reported is condensed on the terminal (a few names per finding,
+  the rest counted); `--findings FILE` writes every run's summary, each finding whole, as
+  JSON for a script.
 - The node's parameters and remaps come from `--ros-args`, as for the node (ros_arguments).
 - The description: `--description FILE` (URDF or xacro, with xacro arguments), else the
   parameters' (robot_description, description_file), else the bag's robot_description topic.
@@ -40,7 +44,8 @@ from __future__ import annotations
 
 import argparse
 from contextlib import suppress
-from dataclasses import replace
+from dataclasses import asdict, replace
+import json
 import os
 from pathlib import Path
 import signal
@@ -67,6 +72,7 @@ from urdf_state_publisher.bag_stops import (
     stopped_after_done,
     stops_deferred,
 )
+from urdf_state_publisher.exit_status import ArgumentParser, USAGE
 from urdf_state_publisher.process import STOP_SIGNALS
 
 if TYPE_CHECKING:
@@ -76,15 +82,20 @@ if TYPE_CHECKING:
 __all__ = ['install_command', 'main']
 
 PROGRAM = 'urdf_state_publisher_bag'
-EXIT_STATUS = ('exit status: 0 the output was written and /tf computed; 1 bad input or an '
-               'error, nothing written; 2 written, but the description and the recording do '
-               'not fit (no /tf at all, or moving joints the recording never names); 3 with '
-               '--strict, written, but the node would have warned; several inputs: the worst '
-               'of their runs, in that order (1, 2, 3). Interrupted: ended by SIGINT '
-               '(SIGTERM, SIGHUP: by that signal), nothing written but the outputs of the '
-               'runs done before it.')
+EXIT_STATUS = (f'exit status: {EXIT_OK} the output was written and /tf computed; '
+               f'{EXIT_FAILED} bad input or an error, nothing written; {EXIT_UNFIT} written, '
+               'but the description and the recording do not fit (no /tf at all, or moving '
+               f'joints the recording never names); {EXIT_FINDINGS} with --strict, written, '
+               'but the node would have warned; several inputs: the worst of their runs, in '
+               f'that order ({EXIT_FAILED}, {EXIT_UNFIT}, {EXIT_FINDINGS}); {USAGE} a usage '
+               'error, nothing done. Interrupted: ended by SIGINT (SIGTERM, SIGHUP: by that '
+               'signal), nothing written but the outputs of the runs done before it.')
 # A batch's worst status first: an error, then a misfit, then findings.
 _SEVERITY = (EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS, EXIT_OK)
+# A finding's names shown on the terminal; the rest are counted (all in --findings FILE).
+NAMES_SHOWN = 3
+# Inputs that are robot descriptions, not recordings: given where --description was meant.
+DESCRIPTION_SUFFIXES = ('.urdf', '.xacro')
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,10 +129,9 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
         description=(args.description, *args.xacro_args) if args.description else (),
         overwrite=args.overwrite, storage=args.storage, distro=args.distro,
         compression=args.compression, strict=args.strict, ros_args=tuple(ros_args))
-    *inputs, output = args.paths
+    inputs, output, findings = args.inputs, args.output, args.findings
     try:
-        if not inputs:
-            parser.error('give an INPUT and an OUTPUT')
+        _check_findings_file(findings)
         runs = _runs(inputs, output)
     except BagInputError as error:
         print(f'{PROGRAM}: {error}', file=sys.stderr)
@@ -131,11 +141,12 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
         if runs is None:
             # A lone run with a core to spare: a second process copies and writes.
             summary = run_bag(inputs[0], output, replace(options, writer_process=jobs > 1))
-            _print_summary(summary)
+            _print_summary(summary, findings)
+            written = _write_findings(findings, [summary])
             if stopped_after_done():
                 raise KeyboardInterrupt(f'the output was written before it: {summary.output}')
-            return summary.status
-        return _run_batch(runs, replace(options, live=False), jobs, stopped_by)
+            return summary.status if written else EXIT_FAILED
+        return _run_batch(runs, replace(options, live=False), jobs, stopped_by, findings)
     except KeyboardInterrupt as stopped:
         with stops_deferred():  # a second stop: the process ends by the first, after this line
             number = stopped_by[0] if stopped_by else signal.SIGINT
@@ -244,17 +255,19 @@ def _description_words(words: list[str]) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=PROGRAM, description="A bag's /tf, /tf_static and robot state computed as "
         'urdf_state_publisher would have published them live; everything else copied.',
         epilog="--ros-args ... after the rest: the node's parameters (-p NAME:=VALUE, "
         '--params-file FILE) and remaps (-r FROM:=TO, -r __ns:=/robot, -r __node:=NAME), '
         'as for the node. ' + EXIT_STATUS)
-    parser.add_argument('paths', nargs='+', type=Path, metavar='INPUT... OUTPUT',
+    parser.add_argument('inputs', nargs='+', type=Path, metavar='INPUT',
                         help='the recording (a rosbag2 bag directory or an .mcap file; a ROS 1 '
-                             '.bag file, or a folder of the .bag files of a split recording) '
-                             'and the bag to write; several recordings, or a folder of them, '
-                             'and the folder to write their outputs in')
+                             '.bag file, or a folder of the .bag files of a split recording); '
+                             'several recordings, or a folder of them')
+    parser.add_argument('output', type=Path, metavar='OUTPUT',
+                        help='the bag to write; for several recordings, the folder to write '
+                             'their outputs in')
     parser.add_argument('--description', metavar='FILE',
                         help='the robot description to use (.urdf, or .xacro followed by its '
                              "NAME:=VALUE arguments) instead of the bag's robot_description")
@@ -264,9 +277,13 @@ def _parser() -> argparse.ArgumentParser:
                         help='replace an output that exists, once the new one is complete '
                              '(never the input)')
     parser.add_argument('--strict', action='store_true',
-                        help='exit with status 3 when the node would have warned (clamped, '
-                             'NaN, unknown joints, ...), for CI over recordings')
-    parser.add_argument('--jobs', type=int, metavar='N',
+                        help=f'exit with status {EXIT_FINDINGS} when the node would have '
+                             'warned (clamped, NaN, unknown joints, a misspelt parameter, ...), '
+                             'for CI over recordings')
+    parser.add_argument('--findings', type=Path, metavar='FILE',
+                        help="write each run's summary, with every finding and every name in "
+                             'it, to FILE as JSON (the terminal shows a few names a finding)')
+    parser.add_argument('--jobs', type=_processes, metavar='N',
                         help='processes at once (default: every core): several inputs '
                              'run N at a time; a lone one, with N above 1, copies the '
                              'recording and writes its output from a second process')
@@ -282,8 +299,24 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _processes(text: str) -> int:
+    """--jobs N: a whole number of processes, 1 or more."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'give a whole number of processes, not {text!r}'
+                                         ) from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f'give 1 or more processes, not {number}')
+    return number
+
+
 def _runs(inputs: list[Path], output: Path) -> list[tuple[Path, Path]] | None:
     """Each run's input and output for a batch; None for one recording into one bag."""
+    for path in inputs:
+        if path.suffix in DESCRIPTION_SUFFIXES and path.is_file():
+            raise BagInputError(f'{path} is a robot description, not a recording: give it '
+                                f'with --description {path}')
     if len(inputs) == 1:
         found = recordings_in(inputs[0])
         if found is None:
@@ -307,7 +340,8 @@ def _seconds(seconds: float) -> str:
     return f'{seconds * 1000:.0f} ms' if seconds < 1 else f'{seconds:.1f} s'
 
 
-def _print_summary(summary: RunSummary) -> None:
+def _print_summary(summary: RunSummary, findings_file: Path | None) -> None:
+    """The run's summary; each finding with its first NAMES_SHOWN names, the rest counted."""
     if summary.error is not None:
         print(f'{PROGRAM}: {summary.error}', file=sys.stderr)
         return
@@ -316,6 +350,7 @@ def _print_summary(summary: RunSummary) -> None:
         f'read {summary.messages:,} messages ({summary.bag_seconds:.1f} s of bag) in '
         f'{_seconds(summary.elapsed)}, {speed:.0f}x real time',
         'wrote ' + ', '.join(f'{topic} {count:,}' for topic, count in summary.written.items()),
+        *_thinned(summary),
         f'recorded transforms: {summary.replaced_transforms:,} replaced (their child frames '
         f"are this description's), {summary.kept_transforms:,} kept",
     ]
@@ -329,9 +364,15 @@ def _print_summary(summary: RunSummary) -> None:
             times = f', {finding.count} times' if finding.count > 1 else ''
             lines.append(f'  [{finding.level}] first at {finding.first:.3f} s{times}: '
                          f'{finding.text}')
-            for name in finding.names:
+            for name in finding.names[:NAMES_SHOWN]:
                 lines.append(f'      {name.name}: {name.count:,} messages, first at '
                              f'{name.first:.3f} s, last at {name.last:.3f} s')
+            more = len(finding.names) - NAMES_SHOWN
+            if more > 0:
+                where = (f'each in {findings_file}' if findings_file is not None
+                         else '--findings FILE lists each')
+                lines.append(f'      ... and {more:,} more name{"s" if more > 1 else ""} '
+                             f'({where})')
     else:
         lines.append('findings: none')
     if summary.unfit is not None:
@@ -340,13 +381,62 @@ def _print_summary(summary: RunSummary) -> None:
     print('\n'.join(lines))
 
 
+def _thinned(summary: RunSummary) -> list[str]:
+    """A line when publish_frequency kept JointStates from /tf, with how to have them all."""
+    if not summary.rate_limited:
+        return []
+    tf = sum(count for topic, count in summary.written.items() if topic.endswith('/tf'))
+    frequency = f'{summary.publish_frequency:g}'
+    return [f'/tf {tf:,} from {summary.joint_states:,} JointStates: publish_frequency '
+            f'({frequency} Hz) publishes each joint at most {frequency} times a second of '
+            'their stamps; for one /tf per JointState: --ros-args -p ignore_timestamp:=true']
+
+
+# The findings file -----------------------------------------------------------------------
+
+def _check_findings_file(path: Path | None) -> None:
+    """Refuse, before any run, a --findings FILE that cannot be written where it is to go."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise BagInputError(f'--findings {path}: a folder; give the file to write')
+    if not path.parent.is_dir():
+        raise BagInputError(f'--findings {path}: no folder {path.parent}; give a file in a '
+                            'folder that exists')
+
+
+def _write_findings(path: Path | None, summaries: list[RunSummary]) -> bool:
+    """Write --findings FILE: the command's status and each run's summary whole, as JSON.
+
+    One object a run (RunSummary's fields), in the order of the inputs. False, after one line,
+    if it cannot be written.
+    """
+    if path is None:
+        return True
+    document = {'status': _worst(summaries), 'runs': [asdict(s) for s in summaries]}
+    try:
+        path.write_text(json.dumps(document, indent=1) + '\n', encoding='utf-8')
+    except OSError as error:
+        print(f'{PROGRAM}: --findings {path}: cannot write it ({error.strerror or error})',
+              file=sys.stderr)
+        return False
+    return True
+
+
+def _worst(summaries: list[RunSummary]) -> int:
+    """The command's status: its runs' worst (_SEVERITY)."""
+    return next(status for status in _SEVERITY
+                if status == EXIT_OK or any(s.status == status for s in summaries))
+
+
 # Several recordings ----------------------------------------------------------------------
 
 def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
-               stopped_by: list[int]) -> int:
+               stopped_by: list[int], findings_file: Path | None) -> int:
     """Every run on a pool of `jobs` processes; the table; the worst status.
 
     `stopped_by` gets the signal, other than SIGINT, that stops the command.
+    `findings_file`: --findings FILE, written once every run is done.
     """
     from concurrent.futures import as_completed, ProcessPoolExecutor  # a batch's only
     import multiprocessing
@@ -395,11 +485,11 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
         sys.stderr.write('\r\x1b[K')
     ordered = [summaries[k] for k in range(len(runs))]
     _print_table(ordered, time.monotonic() - started)
+    written = _write_findings(findings_file, ordered)
     if stopped_after_done():
         raise KeyboardInterrupt(f'{_outputs_written(futures)} of {len(runs)} outputs written '
                                 'before it')
-    return next(status for status in _SEVERITY
-                if status == EXIT_OK or any(s.status == status for s in ordered))
+    return _worst(ordered) if written else EXIT_FAILED
 
 
 def _outputs_written(futures: Iterable[Future]) -> int:

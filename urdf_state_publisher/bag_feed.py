@@ -40,7 +40,7 @@ from urdf_state_publisher.engine import (
     StateEngine,
 )
 from urdf_state_publisher.errors import DescriptionError, StartupError
-from urdf_state_publisher.health import Level, NO_MATCH, UNKNOWN
+from urdf_state_publisher.health import Level, NO_MATCH, RATE_LIMIT, UNKNOWN
 from urdf_state_publisher.joint_settings import JointSettings
 from urdf_state_publisher.parameters import ParameterValueError
 from urdf_state_publisher.recorded_frames import sort_recorded
@@ -54,6 +54,8 @@ PROGRESS_PERIOD_S = 0.25
 # A condition the status judges from the names the JointStates gave, dated by their messages:
 # that no name is a joint comes with the first JointState, not the next status a second later.
 _NAMES_OF = {NO_MATCH: UNKNOWN}
+# The kind of the findings of a parameter given that is a near miss of one the node reads.
+UNKNOWN_PARAMETER = 'unknown parameter'
 
 
 class BagFeed:
@@ -86,8 +88,9 @@ class BagFeed:
             settings = JointSettings.from_parameters(plan.parameters, config)
         except ParameterValueError as error:
             raise BagError(str(error)) from None
+        # Warned about at start, as the node warns: findings, which --strict fails on.
         for line in unknown_parameters(plan.parameters).warnings():
-            self._say('WARN', line)
+            self._log(Level.WARN, line, UNKNOWN_PARAMETER, key=line)
         try:
             if self.options.description:
                 path, *xacro_args = self.options.description
@@ -273,10 +276,14 @@ class BagFeed:
 
     # What it says ---------------------------------------------------------------------------
 
-    def _log(self, level: Level, text: str, kind: str = '') -> None:
-        """A line of the node's log: shown the first time its condition comes, then counted."""
+    def _log(self, level: Level, text: str, kind: str = '', key: str = '') -> None:
+        """A line of the node's log: shown the first time its condition comes, then counted.
+
+        A condition is its kind's, or its `key`'s where one kind has several (each misspelt
+        parameter), or its text's.
+        """
         name = {Level.OK: 'INFO', Level.WARN: 'WARN', Level.ERROR: 'ERROR'}[level]
-        key = (name, kind or text)
+        key = (name, key or kind or text)
         finding = self.findings.get(key)
         if finding is None:
             self.findings[key] = [name, text, self.now_ns, 1, kind]
@@ -300,6 +307,14 @@ class BagFeed:
                        f'{speed:.0f}x real time, {left:.0f} s left')
         self.err.flush()
 
+    def _bag_time(self, seconds: float) -> float:
+        """Bag time of a time the health's clock gave, to the microsecond it is exact to.
+
+        That clock's seconds are the log time's as a float, whose last bits at an epoch's
+        magnitude (a few tenths of a microsecond) are noise, not the recording's.
+        """
+        return round((seconds * BILLION - self.start_ns) / BILLION, 6)
+
     def summary(self, output: Path, copied: dict[int, int], elapsed: float) -> RunSummary:
         """The run's summary.
 
@@ -314,15 +329,15 @@ class BagFeed:
                 continue
             tallied = tallies.get(_NAMES_OF.get(kind, kind))
             if tallied is not None:  # an event's: when each name came, at its messages' times
-                names = tuple(NameTally(n, (t.first * BILLION - self.start_ns) / BILLION,
-                                        (t.last * BILLION - self.start_ns) / BILLION, t.count)
-                              for n, t in tallied.items())
+                names = tuple(NameTally(n, self._bag_time(t.first), self._bag_time(t.last),
+                                        t.count) for n, t in tallied.items())
                 findings.append(Finding(name, text, min(n.first for n in names) if names else
-                                        (first_ns - self.start_ns) / BILLION, count, names))
+                                        (first_ns - self.start_ns) / BILLION, count, names,
+                                        kind))
             else:
                 findings.append(Finding(name, text, (first_ns - self.start_ns) / BILLION,
-                                        count, ()))
-        unfit = None
+                                        count, (), kind))
+        unfit, never = None, ()
         model = self.engine.active.stream.model if self.engine.active is not None else None
         if model is None:
             unfit = (f'no robot description reached the run: {self.names.description} has no '
@@ -346,6 +361,8 @@ class BagFeed:
             elapsed=elapsed, written=dict(sorted(self.written.items())),
             replaced_transforms=self.replaced_transforms,
             kept_transforms=self.kept_transforms, replaced_messages=self.replaced_messages,
-            findings=tuple(findings))
+            findings=tuple(findings), joint_states=health.received,
+            rate_limited=health.dropped.get(RATE_LIMIT, 0), never_named=never,
+            publish_frequency=self.plan.config.publish_frequency)
 
 

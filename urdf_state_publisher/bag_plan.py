@@ -22,6 +22,7 @@ from urdf_state_publisher.bag_output import (
 )
 from urdf_state_publisher.bag_routing import our_topics, Role, route, TopicNames
 from urdf_state_publisher.errors import StartupError
+from urdf_state_publisher.exit_status import FAILED, FINDINGS, OK, UNFIT
 from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
 from urdf_state_publisher.ros_arguments import (
     parse_ros_arguments,
@@ -33,7 +34,8 @@ from urdf_state_publisher.source_topics import check_no_feedback, source_topics
 __all__ = ['BagError', 'check_paths', 'EXIT_FAILED', 'EXIT_FINDINGS', 'EXIT_OK', 'EXIT_UNFIT',
            'Finding', 'NameTally', 'plan_run', 'RunOptions', 'RunPlan', 'RunSummary']
 
-EXIT_OK, EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS = 0, 1, 2, 3
+# A run's statuses are the command's (exit_status), named for what a run answers.
+EXIT_OK, EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS = OK, FAILED, UNFIT, FINDINGS
 DEFAULT_NODE_NAME = 'urdf_state_publisher'
 JOINT_STATE_TYPE = 'sensor_msgs/msg/JointState'
 
@@ -75,7 +77,9 @@ class Finding:
 
     `count`: how many times it was logged (started again, or named more). `names`, for a
     condition of messages (clamped, unknown, NaN, ...): each name with the bag time of the first
-    and last message it was in, and in how many.
+    and last message it was in, and in how many. `kind`: the condition's, as the node's health
+    names it ('joints clamped'), or 'unknown parameter'; '' for a line of its own (a warning of
+    the description).
     """
 
     level: str
@@ -83,11 +87,18 @@ class Finding:
     first: float
     count: int
     names: tuple[NameTally, ...]
+    kind: str = ''
 
 
 @dataclass(frozen=True)
 class RunSummary:
-    """What one run did: plain values, for a table, a script or another process."""
+    """What one run did: plain values, for a table, a script or another process.
+
+    `joint_states`: the JointStates the engine was fed; `rate_limited`: how many of them made
+    no /tf because `publish_frequency` (Hz) limits each joint's rate on their stamps; 0 with
+    ignore_timestamp, which publishes every one. `never_named`: every moving joint of the
+    description that the recording never gives a value (what `unfit` lists the first of).
+    """
 
     input: str
     output: str | None
@@ -102,6 +113,10 @@ class RunSummary:
     kept_transforms: int = 0
     replaced_messages: int = 0
     findings: tuple[Finding, ...] = ()
+    joint_states: int = 0
+    rate_limited: int = 0
+    publish_frequency: float = 0.0
+    never_named: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 
 Prints the kinematic tree, links, joints with their limits, mimic relations resolved to their
 independent leaders, sensor frames, the extensions (elements and attributes for other tools,
-each with where it is) and every validation warning. Exit status: 0 for a usable description,
-1 for an invalid one or an unwritable `--dot` file (the error on stderr), 2 with `--strict`
-when there are warnings (extensions are none); argparse's usage errors also exit with 2.
-Imports no ROS package.
+each with where it is) and every validation warning. Exit status (exit_status's, which the bag
+command shares): 0 for a usable description, 1 for an invalid one or an unwritable `--dot` file
+(the error on stderr), 3 with `--strict` when there are warnings (extensions are none), 64 for
+a usage error. Imports no ROS package.
 """
 
 from __future__ import annotations
@@ -28,13 +28,13 @@ from urdf_state_publisher.description import (
     Sensor,
 )
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.exit_status import ArgumentParser, FAILED, FINDINGS, OK, USAGE
 from urdf_state_publisher.model import RobotModel
 
 __all__ = ['load_model', 'main', 'render_dot', 'render_report']
 
 PROG = 'urdf_state_publisher_inspect'
 STDIN = '-'
-EXIT_OK, EXIT_INVALID, EXIT_WARNINGS = 0, 1, 2
 XACRO_NAMESPACE = 'http://www.ros.org/wiki/xacro'
 
 
@@ -402,13 +402,13 @@ def render_dot(model: RobotModel) -> str:
 # main -----------------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=PROG,
         description='Check a robot description (.urdf or .xacro) and show its kinematic tree, '
                     'joints and limits, mimic relations resolved to their independent leaders, '
                     'sensor frames, extensions for other tools and every validation warning.',
-        epilog='Exit status: 0 usable, 1 invalid (error on stderr), 2 warnings with --strict '
-               '(or a usage error).')
+        epilog=f'Exit status: {OK} usable, {FAILED} invalid (error on stderr), {FINDINGS} '
+               f'warnings with --strict, {USAGE} a usage error.')
     parser.add_argument('file', metavar='FILE', help=f'a .urdf or .xacro file, {STDIN} for stdin')
     parser.add_argument('--xacro-arg', action='append', default=[], metavar='NAME:=VALUE',
                         help='an argument for a .xacro file (repeatable)')
@@ -419,8 +419,8 @@ def _parser() -> argparse.ArgumentParser:
                              'use_smallest_joint_limits:=true (<limit> narrowed by '
                              '<safety_controller>)')
     parser.add_argument('--strict', action='store_true',
-                        help='exit with status 2 when there are warnings (extensions for other '
-                             'tools are none)')
+                        help=f'exit with status {FINDINGS} when there are warnings (extensions '
+                             'for other tools are none)')
     return parser
 
 
@@ -433,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                            use_smallest_joint_limits=args.soft_limits)
     except DescriptionError as error:
         print(f'{PROG}: invalid robot description {source}: {error}', file=sys.stderr)
-        return EXIT_INVALID
+        return FAILED
     print(render_report(model, source=source, soft_limits=args.soft_limits, strict=args.strict))
     if args.dot is not None:
         try:
@@ -441,12 +441,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as error:
             print(f'{PROG}: cannot write {os.fspath(args.dot)!r}: '
                   f'{error.strerror or error}', file=sys.stderr)
-            return EXIT_INVALID
+            return FAILED
         print(f'Graphviz written to {os.fspath(args.dot)} (render: dot -Tsvg '
               f'{os.fspath(args.dot)} -o tree.svg)')
     if model.warnings and args.strict:
-        return EXIT_WARNINGS
-    return EXIT_OK
+        return FINDINGS
+    return OK
 
 
 if __name__ == '__main__':
