@@ -47,7 +47,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, NoReturn, TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from urdf_state_publisher.bag_input import BagInputError, recording_bytes, recordings_in
 from urdf_state_publisher.bag_output import COMPRESSIONS, DISTROS
@@ -67,7 +67,7 @@ from urdf_state_publisher.bag_stops import (
     stopped_after_done,
     stops_deferred,
 )
-from urdf_state_publisher.process import STOP_SIGNALS
+from urdf_state_publisher.cli import end_by, STOP_SIGNALS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -143,7 +143,7 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
                    else f'stopped by {signal.Signals(number).name}')
             print(f'{PROGRAM}: {how}; {str(stopped) or "no output written"}', file=sys.stderr,
                   flush=True)
-            _end_by(number)
+            end_by(number)
 
 
 def install_command(python: str, in_virtual_environment: bool, externally_managed: bool
@@ -194,19 +194,6 @@ def _stop_signals_interrupt() -> tuple[list[int], dict[int, Any]]:
         if signal.getsignal(number) is not signal.SIG_IGN:
             previous[number] = signal.signal(number, interrupt)
     return received, previous
-
-
-def _end_by(number: int) -> NoReturn:
-    """End as a program stopped by signal `number` does: killed by it (SIGINT: status 130).
-
-    A shell script that runs this command then stops too; an exit status of 130 would let it
-    go on. Python would end so for an uncaught KeyboardInterrupt, and does for a caught one too
-    when the interrupt came inside an exec() of source text (rosbags builds its message classes
-    and serializers that way): the same end every time is what a script can rely on.
-    """
-    signal.signal(number, signal.SIG_DFL)
-    signal.raise_signal(number)
-    os._exit(128 + number)  # only if this thread blocks the signal
 
 
 def _split_ros_args(argv: list[str]) -> tuple[list[str], list[str]]:
