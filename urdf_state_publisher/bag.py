@@ -98,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     stopped_by, previous = _stop_signals_interrupt()
     try:
         return _main(sys.argv[1:] if argv is None else argv, stopped_by)
+    except KeyboardInterrupt:  # a stop before any run began: nothing to clean up, or say
+        end_by(stopped_by[0] if stopped_by else signal.SIGINT)
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
@@ -106,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str], stopped_by: list[int]) -> int:
     own, ros_args = _split_ros_args(argv)
     parser = _parser()
-    args = parser.parse_intermixed_args(_description_words(own))
+    with stops_deferred():  # argparse's intermixed parsing, cut, leaves its parser broken
+        args = parser.parse_intermixed_args(_description_words(own))
     try:
         import rosbags  # noqa: F401 - asked for here to say how to install it
     except ImportError:

@@ -67,9 +67,14 @@ def quiet_pipe(main: Callable[[], int | None]) -> int | None:
     """`main()`, its output flushed; a closed pipe on stdout ends the process by SIGPIPE.
 
     Only the command's stdout: a pipe of its own that breaks (a worker's) is an error as before.
+    argparse's messages (--help) end in SystemExit, their output still in the buffer.
     """
     try:
-        status = main()
+        try:
+            status = main()
+        except SystemExit:
+            sys.stdout.flush()
+            raise
         sys.stdout.flush()
         return status
     except BrokenPipeError:
