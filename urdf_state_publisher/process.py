@@ -25,11 +25,12 @@ import faulthandler
 from pathlib import Path
 import signal
 import sys
-from typing import TYPE_CHECKING
 
 from urdf_state_publisher.cli import quiet_pipe, STOP_SIGNALS, wants_help
 from urdf_state_publisher.errors import StartupError
 
+# Not typing.TYPE_CHECKING: importing typing would take a tenth of the time before the handlers.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from rclpy.node import Node
 
@@ -222,8 +223,11 @@ The loaded nodes' parameters: urdf_state_publisher --help, {parameters_page()}.
 def parameters_page() -> str:
     """Where doc/parameters.md is: the source checkout's, else the installed package's share."""
     package = Path(__file__).resolve().parent
-    for page in (package.parent / 'doc' / 'parameters.md',
-                 package.parents[3] / 'share' / 'urdf_state_publisher' / 'doc' / 'parameters.md'):
+    pages = [package.parent / 'doc' / 'parameters.md']
+    if len(package.parents) > 3:  # PREFIX/lib/pythonX.Y/site-packages/urdf_state_publisher
+        pages.append(package.parents[3] / 'share' / 'urdf_state_publisher' / 'doc' /
+                     'parameters.md')
+    for page in pages:
         if page.is_file():
             return str(page)
     return "doc/parameters.md in urdf_state_publisher's source"
