@@ -14,29 +14,28 @@ its loaded nodes share the one executor and are destroyed with it.
 
 `--help` (or `-h`) before any `--ros-args` prints the usage and exits 0, starting nothing;
 after `--ros-args` it is rcl's, which refuses it as an unknown ROS argument (cli.wants_help).
-The usage lists the ROS arguments and the parameters (from parameters.PARAMETERS) and says
-where the parameters are documented in full.
+The usage (cli.node_usage) lists the ROS arguments and the parameters and says where the
+parameters are documented in full.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import faulthandler
-from pathlib import Path
 import signal
 import sys
 
-from urdf_state_publisher.cli import quiet_pipe, STOP_SIGNALS, wants_help
-from urdf_state_publisher.errors import StartupError
-
-# Not typing.TYPE_CHECKING: importing typing would take a tenth of the time before the handlers.
+# What the entry points import before their handlers are in place is a window for a signal:
+# the standard library's built-in modules only (not even typing, a tenth of that time).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rclpy.node import Node
 
 __all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'container_main', 'init_ros', 'main',
-           'node_usage', 'run_node', 'spin_until_stopped']
+           'run_node', 'spin_until_stopped']
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_POLL_S = 0.1  # how long a stop request may wait for the executor to wake up
 # After a stop, how long ROS may take to tear the node down before the process ends anyway.
 TEARDOWN_LIMIT_S = 4.0
@@ -101,6 +100,8 @@ def run_node(program: str, make_node: Callable[[], Node], stop: StopRequest,
     """
     import rclpy
 
+    from urdf_state_publisher.errors import StartupError
+
     if stop.requested:
         return 0
     try:
@@ -137,6 +138,8 @@ def run_node(program: str, make_node: Callable[[], Node], stop: StopRequest,
 def main(args: list[str] | None = None) -> int:
     """Run urdf_state_publisher until a stop signal; exit status 1 if it cannot start."""
     stop = StopRequest()
+    from urdf_state_publisher.cli import node_usage, quiet_pipe, wants_help
+
     if wants_help(args):
         return quiet_pipe(lambda: print(node_usage()) or 0)
     from urdf_state_publisher.node import UrdfStatePublisher
@@ -147,87 +150,10 @@ def main(args: list[str] | None = None) -> int:
 def container_main(args: list[str] | None = None) -> int:
     """Run urdf_state_publisher_container (nodes loaded on request) until a stop signal."""
     stop = StopRequest()
+    from urdf_state_publisher.cli import container_usage, quiet_pipe, wants_help
+
     if wants_help(args):
         return quiet_pipe(lambda: print(container_usage()) or 0)
     from urdf_state_publisher.container import ComponentContainer
 
     return run_node('urdf_state_publisher_container', ComponentContainer, stop, args)
-
-
-_ROS_ARGUMENTS = """\
-ROS arguments (after --ros-args, as rcl takes them; --help goes before --ros-args):
-  -p NAME:=VALUE         set a parameter; the value is read as YAML
-  --params-file FILE     parameters from a YAML file (NODE_NAME: ros__parameters: ...)
-  -r FROM:=TO            remap a topic; -r __node:=NAME renames the node,
-                         -r __ns:=/NAMESPACE puts it in a namespace
-  --log-level LEVEL      debug, info, warn, error or fatal (or NAME:=LEVEL for one logger)"""
-
-_STOPPING = """\
-SIGINT (Ctrl-C, ros2 launch), SIGTERM or SIGHUP stop it at any moment: exit status 0.
-Exit status 1: it cannot start (the reason on stderr)."""
-
-
-def node_usage() -> str:
-    """What `urdf_state_publisher --help` prints."""
-    from urdf_state_publisher.parameters import DOCUMENTED
-
-    lines = []
-    for spec in DOCUMENTED:
-        default = repr(spec.default) if isinstance(spec.default, str) else spec.default
-        if isinstance(spec.default, bool):
-            default = str(spec.default).lower()
-        elif isinstance(spec.default, tuple):
-            default = '[]' if not spec.default else list(spec.default)
-        lines.append(f'  {spec.name} ({spec.type_name}, default {default})')
-    return f"""\
-usage: urdf_state_publisher [-h] [--ros-args [-p NAME:=VALUE] [--params-file FILE]
-                            [-r FROM:=TO] [--log-level LEVEL] ...]
-
-Publishes a robot description (the robot_description parameter or a description_file,
-URDF or xacro) and the robot's state on /tf and /tf_static from the JointState messages
-on joint_states: a drop-in for robot_state_publisher, with the same parameters and topics.
-
-  ros2 run urdf_state_publisher urdf_state_publisher --ros-args \\
-    -p robot_description:="$(xacro robot.urdf.xacro)"
-
-{_ROS_ARGUMENTS}
-
-Parameters (each in full: {parameters_page()};
-on a running node: ros2 param describe /urdf_state_publisher NAME):
-{chr(10).join(lines)}
-
-{_STOPPING}"""
-
-
-def container_usage() -> str:
-    """What `urdf_state_publisher_container --help` prints."""
-    return f"""\
-usage: urdf_state_publisher_container [-h] [--ros-args [-r __node:=NAME] [-r __ns:=/NAMESPACE]
-                                      [-p NAME:=VALUE] [--log-level LEVEL] ...]
-
-A component container (rclcpp_components' protocol) for urdf_state_publisher nodes: it starts
-empty, and loads the nodes that launch_ros's ComposableNodeContainer or `ros2 component load`
-ask for, with their own parameters and remaps, into one process and one executor. Its node is
-called ComponentManager, as rclcpp's container's is (-r __node:=NAME renames it).
-
-  ros2 component load /ComponentManager urdf_state_publisher \\
-    urdf_state_publisher::UrdfStatePublisher -p description_file:=/path/to/robot.urdf
-
-{_ROS_ARGUMENTS}
-
-The loaded nodes' parameters: urdf_state_publisher --help, {parameters_page()}.
-
-{_STOPPING}"""
-
-
-def parameters_page() -> str:
-    """Where doc/parameters.md is: the source checkout's, else the installed package's share."""
-    package = Path(__file__).resolve().parent
-    pages = [package.parent / 'doc' / 'parameters.md']
-    if len(package.parents) > 3:  # PREFIX/lib/pythonX.Y/site-packages/urdf_state_publisher
-        pages.append(package.parents[3] / 'share' / 'urdf_state_publisher' / 'doc' /
-                     'parameters.md')
-    for page in pages:
-        if page.is_file():
-            return str(page)
-    return "doc/parameters.md in urdf_state_publisher's source"
