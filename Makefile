@@ -46,7 +46,7 @@ recordings-check:  ## urdf_state_publisher_bag on real recordings, against what 
 	@$(IN_ENV) python tools/recordings_check.py $(RECORDINGS)
 
 demo:  ## the node on the sample robot, with a live view in the terminal
-	@$(IN_DEMO_ENV) python -m urdf_state_publisher.demo $(DEMO_ARGS)
+	@$(IN_DEMO_ENV) urdf_state_publisher_demo $(DEMO_ARGS)
 
 shell:  ## a shell with the package's commands on PATH (exit to leave)
 	@$(IN_COMMANDS_ENV) bash --rcfile tools/shellrc

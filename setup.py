@@ -17,6 +17,8 @@ setup(
         ('share/' + package_name + '/launch', glob('launch/*.launch.py')),
         ('share/' + package_name + '/config', glob('config/*.yaml') + glob('config/*.rviz')),
         ('share/' + package_name + '/urdf', glob('urdf/*.urdf') + glob('urdf/*.xacro')),
+        # The page `urdf_state_publisher --help` points to for each parameter in full.
+        ('share/' + package_name + '/doc', ['doc/parameters.md']),
     ],
     python_requires='>=3.10',
     # The non-ROS Python dependencies. In a ROS 2 install rosdep provides them (package.xml);
@@ -37,9 +39,10 @@ setup(
         'console_scripts': [
             'urdf_state_publisher = urdf_state_publisher.process:main',
             'urdf_state_publisher_container = urdf_state_publisher.process:container_main',
-            'urdf_state_publisher_inspect = urdf_state_publisher.inspect_cli:main',
-            'urdf_state_publisher_demo = urdf_state_publisher.demo:main',
-            'urdf_state_publisher_bag = urdf_state_publisher.bag:main',
+            # cli.py: each puts its stop handlers in place before it imports its command.
+            'urdf_state_publisher_inspect = urdf_state_publisher.cli:inspect_main',
+            'urdf_state_publisher_demo = urdf_state_publisher.cli:demo_main',
+            'urdf_state_publisher_bag = urdf_state_publisher.cli:bag_main',
         ],
     },
 )

@@ -52,7 +52,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, NoReturn, TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 from urdf_state_publisher.bag_input import BagInputError, recording_bytes, recordings_in
 from urdf_state_publisher.bag_output import COMPRESSIONS, DISTROS
@@ -72,6 +72,7 @@ from urdf_state_publisher.bag_stops import (
     stopped_after_done,
     stops_deferred,
 )
+from urdf_state_publisher.cli import end_by
 from urdf_state_publisher.exit_status import ArgumentParser, USAGE
 from urdf_state_publisher.process import STOP_SIGNALS
 
@@ -109,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     stopped_by, previous = _stop_signals_interrupt()
     try:
         return _main(sys.argv[1:] if argv is None else argv, stopped_by)
+    except KeyboardInterrupt:  # a stop before any run began: nothing to clean up, or say
+        end_by(stopped_by[0] if stopped_by else signal.SIGINT)
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
@@ -117,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str], stopped_by: list[int]) -> int:
     own, ros_args = _split_ros_args(argv)
     parser = _parser()
-    args = parser.parse_intermixed_args(_description_words(own))
+    with stops_deferred():  # argparse's intermixed parsing, cut, leaves its parser broken
+        args = parser.parse_intermixed_args(_description_words(own))
     try:
         import rosbags  # noqa: F401 - asked for here to say how to install it
     except ImportError:
@@ -154,7 +158,7 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
                    else f'stopped by {signal.Signals(number).name}')
             print(f'{PROGRAM}: {how}; {str(stopped) or "no output written"}', file=sys.stderr,
                   flush=True)
-            _end_by(number)
+            end_by(number)
 
 
 def install_command(python: str, in_virtual_environment: bool, externally_managed: bool
@@ -205,19 +209,6 @@ def _stop_signals_interrupt() -> tuple[list[int], dict[int, Any]]:
         if signal.getsignal(number) is not signal.SIG_IGN:
             previous[number] = signal.signal(number, interrupt)
     return received, previous
-
-
-def _end_by(number: int) -> NoReturn:
-    """End as a program stopped by signal `number` does: killed by it (SIGINT: status 130).
-
-    A shell script that runs this command then stops too; an exit status of 130 would let it
-    go on. Python would end so for an uncaught KeyboardInterrupt, and does for a caught one too
-    when the interrupt came inside an exec() of source text (rosbags builds its message classes
-    and serializers that way): the same end every time is what a script can rely on.
-    """
-    signal.signal(number, signal.SIG_DFL)
-    signal.raise_signal(number)
-    os._exit(128 + number)  # only if this thread blocks the signal
 
 
 def _split_ros_args(argv: list[str]) -> tuple[list[str], list[str]]:

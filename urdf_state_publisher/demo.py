@@ -536,9 +536,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the demo; 0 when stopped by a signal or --duration, 1 if a process fails."""
-    stop = StopRequest()
+def main(argv: Sequence[str] | None = None, stop: StopRequest | None = None) -> int:
+    """Run the demo; 0 when stopped by a signal or --duration, 1 if a process fails.
+
+    `stop`: the handlers the entry point put in place before it imported this module.
+    """
+    stop = stop or StopRequest()
     args = _parser().parse_args(argv)
     try:
         description = (args.model or bundled_description()).absolute()
