@@ -267,3 +267,19 @@ def test_report_of_a_1_0_description_shows_rpy(capsys):
     origins = section(out, 'Joint origins')
     assert sorted(row.split()[0] for row in origins[1:]) == sorted(n for n, *_ in SAMPLE_JOINTS)
     assert all(' rpy ' in row for row in origins[1:])
+
+
+def test_a_chain_deeper_than_the_recursion_limit_is_listed_in_order(capsys, tmp_path):
+    # A serial chain is a valid description however long; the tree is walked without
+    # recursion (break: walk it recursively, and this raises RecursionError).
+    depth = sys.getrecursionlimit() + 500
+    links = ''.join(f'<link name="l{i}"/>' for i in range(depth + 1))
+    joints = ''.join(f'<joint name="j{i}" type="fixed"><parent link="l{i}"/>'
+                     f'<child link="l{i + 1}"/></joint>' for i in range(depth))
+    path = tmp_path / 'chain.urdf'
+    path.write_text(f'<robot name="chain">{links}{joints}</robot>')
+    status, out, err = run(capsys, str(path))
+    assert status == 0 and err == ''
+    tree = section(out, 'Kinematic tree')
+    listed = [int(m.group(1)) for line in tree for m in [re.search(r'\bj(\d+)\b', line)] if m]
+    assert listed == list(range(depth))

@@ -189,15 +189,23 @@ def walk_tree(model: RobotModel) -> Iterator[tuple[str, Joint | Sensor]]:
     for joint in model.description.joints:
         children.setdefault(joint.parent, []).append(joint)
 
-    def walk(link: str, above: str) -> Iterator[tuple[str, Joint | Sensor]]:
-        items = children.get(link, [])
-        for k, item in enumerate(items):
-            last = k == len(items) - 1
-            yield above + ('└' if last else '├'), item
-            if isinstance(item, Joint):
-                yield from walk(item.child, above + (' ' if last else '│'))
-
-    yield from walk(model.root, '')
+    # A stack, not recursion: a serial chain of thousands of joints is a valid description.
+    stack = [('', iter(children.get(model.root, [])), len(children.get(model.root, [])))]
+    counts = [0]
+    while stack:
+        above, items, total = stack[-1]
+        item = next(items, None)
+        if item is None:
+            stack.pop()
+            counts.pop()
+            continue
+        counts[-1] += 1
+        last = counts[-1] == total
+        yield above + ('└' if last else '├'), item
+        if isinstance(item, Joint):
+            below = children.get(item.child, [])
+            stack.append((above + (' ' if last else '│'), iter(below), len(below)))
+            counts.append(0)
 
 
 def tree_prefix(indent: str, width: int) -> str:
