@@ -33,6 +33,11 @@ from urdf_state_publisher.bag_routing import Role
 from urdf_state_publisher.cdr import MalformedMessage
 from urdf_state_publisher.description import read_description_file
 from urdf_state_publisher.description.messages import listing
+from urdf_state_publisher.diagnostics_wire import (
+    diagnostic_statuses,
+    is_nodes_status,
+    read_diagnostic_array,
+)
 from urdf_state_publisher.engine import (
     configured_description,
     DIAGNOSTICS_PERIOD_S,
@@ -73,7 +78,9 @@ class BagFeed:
         self.findings: dict[tuple[str, str], list] = {}
         self.suppressed = 0  # log lines of conditions already shown, not printed
         self.written: dict[str, int] = {}
-        self.replaced_transforms = self.kept_transforms = self.replaced_messages = 0
+        self.replaced_transforms = self.kept_transforms = 0
+        # Recorded messages that what the run writes replaces, per topic.
+        self.replaced_messages: dict[str, int] = {}
         self.read = 0
         self.final_assessment = False  # the last period's: logged, not written
         # Why the output could not be written, where the engine took the error for one of its
@@ -191,10 +198,10 @@ class BagFeed:
                     else self.writer.handles[self.plan.copies[key]])
             if role is Role.TRANSFORMS:
                 handlers[key] = self._transforms_writer(topic)
-            elif role is Role.DIAGNOSTICS:  # other nodes' too: kept, beside ours
-                handlers[key] = partial(self._write_recorded, topic)
+            elif role is Role.DIAGNOSTICS:  # other nodes': kept, beside ours
+                handlers[key] = self._diagnostics_writer(topic)
             elif role is Role.REPLACED:  # a topic this run writes itself (robot_description)
-                handlers[key] = self._replaced
+                handlers[key] = partial(self._replaced, topic)
             elif role is Role.COPY:
                 handlers[key] = lambda data, copy=copy: write(copy, self.now_ns, data)
             else:
@@ -212,11 +219,8 @@ class BagFeed:
             write(copy, self.now_ns, data)
         return handle
 
-    def _write_recorded(self, topic: str, data: bytes) -> None:
-        self.writer.write(self.out[topic], self.now_ns, data)
-
-    def _replaced(self, data: bytes) -> None:
-        self.replaced_messages += 1
+    def _replaced(self, topic: str, data: bytes = b'') -> None:
+        self.replaced_messages[topic] = self.replaced_messages.get(topic, 0) + 1
 
     def _output_tick(self) -> None:
         self.engine.on_output_timer()
@@ -242,6 +246,31 @@ class BagFeed:
             kept = self._recorded_transforms(data)
             if kept is not None:
                 self.writer.write(self.out[topic], self.now_ns, kept)
+        return handle
+
+    def _diagnostics_writer(self, topic: str) -> Callable[[bytes], None]:
+        """The handler of recorded /diagnostics: the statuses of other nodes, kept.
+
+        The node's own status, recorded (the output of an earlier run, processed again, or the
+        node's live status), is replaced by the one the run computes: one status a second under
+        its name, never two. Recognised by what it holds (diagnostics_wire.is_nodes_status), not
+        by a mark of the run's: it is so whichever program last wrote the bag (ros2 bag convert,
+        a Humble output, whose metadata keeps no custom data) and under any node name.
+        """
+        def handle(data: bytes) -> None:
+            try:
+                stamp, frame_id, statuses = read_diagnostic_array(data)
+            except MalformedMessage:
+                statuses = None  # not ours to judge: kept as recorded
+            kept = statuses if statuses is None else [
+                status for status in statuses if not is_nodes_status(status)]
+            if kept is None or len(kept) == len(statuses):
+                self.writer.write(self.out[topic], self.now_ns, data)
+                return
+            self._replaced(topic)
+            if kept:
+                self.writer.write(self.out[topic], self.now_ns,
+                                  diagnostic_statuses(stamp, frame_id, kept))
         return handle
 
     def _recorded_transforms(self, data: bytes) -> bytes | None:
@@ -345,7 +374,8 @@ class BagFeed:
             unfit=unfit, messages=messages, bag_seconds=(self.end_ns - self.start_ns) / BILLION,
             elapsed=elapsed, written=dict(sorted(self.written.items())),
             replaced_transforms=self.replaced_transforms,
-            kept_transforms=self.kept_transforms, replaced_messages=self.replaced_messages,
+            kept_transforms=self.kept_transforms,
+            replaced_messages=dict(sorted(self.replaced_messages.items())),
             findings=tuple(findings))
 
 
