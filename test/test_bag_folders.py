@@ -153,3 +153,24 @@ def test_a_folder_with_nothing_to_read_is_one_line(tmp_path):
     line = error_line(run(tmp_path / 'data', tmp_path / 'out'))
     assert 'not a recording, nor a folder of recordings' in line
     assert not (tmp_path / 'out').exists()
+
+
+def test_an_undated_split_recording_missing_a_piece_is_one_recording_that_names_it(tmp_path):
+    for name in ('run_0.bag', 'run_1.bag', 'run_3.bag'):
+        (tmp_path / name).touch()
+    [recording] = folder_contents(tmp_path).recordings
+    assert isinstance(recording, SplitRecording)
+    assert (recording.name, recording.missing) == ('run', (2,))
+    assert [p.name for p in recording.pieces] == ['run_0.bag', 'run_1.bag', 'run_3.bag']
+
+
+def test_a_rosbag2_bag_left_without_metadata_in_a_folder_is_named_and_lone_files_are_read(
+        tmp_path):
+    (tmp_path / 'killed').mkdir()
+    (tmp_path / 'killed' / 'killed_0.db3').touch()  # ros2 bag record killed: no metadata.yaml
+    (tmp_path / 'evening.db3').touch()
+    (tmp_path / 'noon.mcap').touch()
+    found = folder_contents(tmp_path)
+    assert found.recordings == (tmp_path / 'evening.db3', tmp_path / 'noon.mcap')
+    [note] = found.not_read
+    assert note.name == 'killed' and f'ros2 bag reindex {tmp_path / "killed"}' in note.why

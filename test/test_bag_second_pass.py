@@ -20,6 +20,12 @@ import pytest
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 from rosbags.typesys import get_typestore, Stores
 
+from urdf_state_publisher.diagnostics_wire import (
+    diagnostic_statuses,
+    is_nodes_status,
+    read_diagnostic_array,
+)
+
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 
 STORE = get_typestore(Stores.ROS2_JAZZY)
@@ -139,3 +145,29 @@ def test_the_nodes_status_under_another_node_name_is_replaced_too(tmp_path):
     names = {status.name for _, m in read(tmp_path / 'twice')['/diagnostics']
              for status in m.status}
     assert names == {OTHER_STATUS, 'urdf_state_publisher: joint_states'}
+
+
+def test_an_array_holding_the_nodes_status_beside_others_keeps_the_others():
+    # A relay that merges arrays: the node's status goes, the driver's stays, as rosbags reads
+    # the bytes written.
+    key_value = T['diagnostic_msgs/msg/KeyValue']
+    statuses = [
+        T['diagnostic_msgs/msg/DiagnosticStatus'](
+            level=1, name='robot_state_publisher: joint_states', message='stale joints',
+            hardware_id='sample_arm', values=[key_value(key='robot', value='sample_arm'),
+                                              key_value(key='joint_states received',
+                                                        value='7')]),
+        T['diagnostic_msgs/msg/DiagnosticStatus'](
+            level=0, name='arm_driver: joint_states', message='ok', hardware_id='arm',
+            values=[key_value(key='rate (Hz)', value='500')])]
+    array = T['diagnostic_msgs/msg/DiagnosticArray'](header=header(START_NS, 'base'),
+                                                    status=statuses)
+    stamp, frame_id, read = read_diagnostic_array(bytes(STORE.serialize_cdr(
+        array, array.__msgtype__)))
+    assert [is_nodes_status(status) for status in read] == [True, False]
+    kept = STORE.deserialize_cdr(diagnostic_statuses(stamp, frame_id, read[1:]),
+                                 array.__msgtype__)
+    assert (kept.header.frame_id, kept.header.stamp.sec) == ('base', START_NS // BILLION)
+    assert [(s.level, s.name, s.message, s.hardware_id, [(v.key, v.value) for v in s.values])
+            for s in kept.status] == [(0, 'arm_driver: joint_states', 'ok', 'arm',
+                                       [('rate (Hz)', '500')])]
