@@ -147,6 +147,22 @@ def test_the_nodes_status_under_another_node_name_is_replaced_too(tmp_path):
     assert names == {OTHER_STATUS, 'urdf_state_publisher: joint_states'}
 
 
+def test_frames_the_corrected_description_renamed_are_not_left_from_the_first_pass(tmp_path):
+    # The camera mount corrected and its link renamed: the second output holds the transforms
+    # one pass with the corrected description computes, none of the first description's.
+    corrected = tmp_path / 'corrected.urdf'
+    corrected.write_text(SAMPLE_URDF.read_text().replace('camera_link', 'camera_mount'))
+    recording = write_recording(tmp_path / 'run', seconds=2)
+    run(recording, tmp_path / 'once', '--description', SAMPLE_URDF)
+    run(tmp_path / 'once', tmp_path / 'twice', '--description', corrected)
+    run(recording, tmp_path / 'direct', '--description', corrected)
+    twice, direct = read(tmp_path / 'twice'), read(tmp_path / 'direct')
+    assert 'camera_link' in {t.child_frame_id for _, m in read(tmp_path / 'once')['/tf_static']
+                             for t in m.transforms}
+    for topic in ('/tf', '/tf_static'):
+        assert transforms(twice[topic]) == transforms(direct[topic]), topic
+
+
 def test_an_array_holding_the_nodes_status_beside_others_keeps_the_others():
     # A relay that merges arrays: the node's status goes, the driver's stays, as rosbags reads
     # the bytes written.

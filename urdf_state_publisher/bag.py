@@ -28,8 +28,10 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 - The description: `--description FILE` (URDF or xacro, with xacro arguments), else the
   parameters' (robot_description, description_file), else the bag's robot_description topic.
 - /tf and /tf_static of the input: a transform whose child frame the active description
-  publishes (its leading slash, ROS 1's, aside) is dropped, the computed one replacing it; all
-  others are kept, named as tf2 reads them (recorded_frames). Everything else is copied.
+  publishes, or a recorded description that the given one replaces published (its leading
+  slash, ROS 1's, aside), is dropped, the computed one replacing it; all others are kept, named
+  as tf2 reads them (recorded_frames). The node's own recorded statuses on /diagnostics are
+  replaced too (an output processed again). Everything else is copied.
 - The output is written under a temporary name beside OUTPUT and renamed when complete; an
   error or Ctrl-C leaves nothing. The input is never written to: an output that is the input,
   holds it or is inside it is refused. rosbags, an optional dependency, is imported only when

@@ -30,7 +30,7 @@ from urdf_state_publisher.bag_plan import (
     RunSummary,
 )
 from urdf_state_publisher.bag_routing import Role
-from urdf_state_publisher.cdr import MalformedMessage
+from urdf_state_publisher.cdr import MalformedMessage, read_string_message
 from urdf_state_publisher.description import read_description_file
 from urdf_state_publisher.description.messages import listing
 from urdf_state_publisher.diagnostics_wire import (
@@ -47,8 +47,9 @@ from urdf_state_publisher.engine import (
 from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import Level, NO_MATCH, UNKNOWN
 from urdf_state_publisher.joint_settings import JointSettings
+from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.parameters import ParameterValueError
-from urdf_state_publisher.recorded_frames import sort_recorded
+from urdf_state_publisher.recorded_frames import published_children, sort_recorded
 from urdf_state_publisher.tf_wire import read_tf_message, tf_message
 from urdf_state_publisher.unknown_parameters import unknown_parameters
 
@@ -87,6 +88,8 @@ class BagFeed:
         # own and went on (a node keeps running whatever it is handed): the run stops there.
         self.output_failure: BagOutputError | None = None
         self._children: tuple[object, frozenset[str]] = (None, frozenset())
+        # The frames of the descriptions recorded where the run writes its own (read in run()).
+        self.replaced_descriptions_frames: frozenset[str] = frozenset()
         self.out = {topic: writer.handles[k] for topic, k in plan.ours.items()}
         config = plan.config
         try:
@@ -126,6 +129,7 @@ class BagFeed:
                 engine.load_at_start(*self.description)
             except StartupError as error:
                 raise BagError(str(error)) from None
+            self.replaced_descriptions_frames = self._replaced_descriptions_frames()
         elif names.description not in {t.topic for t in self.input.topics}:
             raise BagError(
                 f'no robot description: {self.plan.input_path} has no {names.description} '
@@ -290,15 +294,37 @@ class BagFeed:
         return tf_message(kept) if kept else None
 
     def _published_children(self) -> frozenset[str]:
-        """The child frames of every transform the active description publishes."""
+        """The child frames of the robot's transforms, which the computed ones replace.
+
+        Those the active description publishes, and those of the descriptions the recording
+        holds where the run writes its own (recorded_frames).
+        """
         active = self.engine.active
         if active is None:
             return frozenset()
         if self._children[0] is not active:
             stream = active.stream
-            statics = {stream.frame_prefix + s.child for s in stream.model.static_transforms()}
-            self._children = (active, frozenset({child for _, child in stream.frames} | statics))
+            self._children = (active, published_children(stream.model, stream.frame_prefix)
+                              | self.replaced_descriptions_frames)
         return self._children[1]
+
+    def _replaced_descriptions_frames(self) -> frozenset[str]:
+        """The frames published by each description recorded on the topic the run writes.
+
+        Read before the run, so that a transform recorded before its description (both at the
+        first log time, as an earlier run writes them) is judged by it too. A recorded
+        description that cannot be read is the engine's to report, and names no frame here.
+        """
+        recorded = [t.id for t in self.input.topics if t.topic == self.names.description
+                    and self.plan.roles[t.id] is Role.REPLACED]
+        frames: set[str] = set()
+        for _, _, data in self.input.messages(recorded):
+            try:
+                model = RobotModel.from_urdf(read_string_message(data))
+            except Exception:  # noqa: BLE001, S112 - whatever a recorded text holds
+                continue
+            frames |= published_children(model, self.plan.config.frame_prefix)
+        return frozenset(frames)
 
     # What it says ---------------------------------------------------------------------------
 
