@@ -131,7 +131,7 @@ def test_the_backup_rosbag_keeps_is_not_read_twice(tmp_path):
     assert note.name == 'robot.orig.bag' and 'robot.bag' in note.why
 
 
-def test_a_split_recording_given_alone_as_a_folder_among_recordings_is_refused_by_open(tmp_path):
+def test_a_folder_of_recordings_given_to_run_bag_is_named_with_what_to_do(tmp_path):
     folder = tmp_path / 'data'
     folder.mkdir()
     write_ros1(folder / 'a.bag', range(10), extra=False)
@@ -143,8 +143,10 @@ def test_a_split_recording_given_alone_as_a_folder_among_recordings_is_refused_b
          f'print(run_bag(Path({str(folder)!r}), Path({str(tmp_path / "out")!r}), '
          'RunOptions(live=False)).error)'], capture_output=True, text=True, timeout=300)
     assert result.stdout.strip() == (
-        f'{folder}: holds 2 recordings, not one; give the folder to urdf_state_publisher_bag '
-        'as its only INPUT, and a folder as OUTPUT, for one output each'), result.stderr
+        f'{folder}: a folder of recordings, not one recording (a rosbag2 bag, or the pieces of '
+        'one split ROS 1 recording): give each recording, or give the folder to '
+        'urdf_state_publisher_bag as its only INPUT and a folder as OUTPUT, one output each'
+    ), result.stderr
 
 
 def test_a_folder_with_nothing_to_read_is_one_line(tmp_path):
@@ -174,3 +176,13 @@ def test_a_rosbag2_bag_left_without_metadata_in_a_folder_is_named_and_lone_files
     assert found.recordings == (tmp_path / 'evening.db3', tmp_path / 'noon.mcap')
     [note] = found.not_read
     assert note.name == 'killed' and f'ros2 bag reindex {tmp_path / "killed"}' in note.why
+
+
+def test_a_batchs_outputs_are_not_written_in_the_folder_read(tmp_path):
+    day = tmp_path / 'day'
+    day.mkdir()
+    write_ros1(day / 'a.bag', range(10), extra=False)
+    write_ros1(day / 'b.bag', range(10), extra=False)
+    line = error_line(run(day, day / 'out'))
+    assert line.startswith(f'urdf_state_publisher_bag: {day / "out"} is inside the input')
+    assert sorted(p.name for p in day.iterdir()) == ['a.bag', 'b.bag']

@@ -60,6 +60,7 @@ from urdf_state_publisher.bag_folders import (
 )
 from urdf_state_publisher.bag_input import BagInputError, folder_of_recordings, recording_bytes
 from urdf_state_publisher.bag_output import COMPRESSIONS, DISTROS
+from urdf_state_publisher.bag_plan import BagError, check_paths
 from urdf_state_publisher.bag_run import (
     EXIT_FAILED,
     EXIT_FINDINGS,
@@ -305,6 +306,10 @@ def _runs(inputs: list[Path], output: Path
         folder = folder_of_recordings(inputs[0])
         if folder.whole:
             return None, folder
+        try:  # the outputs are not written in the folder read, nor around it
+            check_paths(inputs[0], output, overwrite=True)
+        except BagError as error:
+            raise BagInputError(str(error)) from None
     recordings: list[Recording] = list(folder.recordings) if folder else list(inputs)
     names = [output_name(recording) for recording in recordings]
     repeated = sorted({n for n in names if names.count(n) > 1})

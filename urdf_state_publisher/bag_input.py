@@ -107,8 +107,9 @@ def open_bag(source: Recording) -> InputBag:
         contents = folder_of_recordings(path)
         if not contents.whole:
             raise BagInputError(
-                f'{path}: holds {len(contents.recordings)} recordings, not one; give the folder '
-                'to urdf_state_publisher_bag as its only INPUT, and a folder as OUTPUT, for one '
+                f'{path}: a folder of recordings, not one recording (a rosbag2 bag, or the '
+                'pieces of one split ROS 1 recording): give each recording, or give the folder '
+                'to urdf_state_publisher_bag as its only INPUT and a folder as OUTPUT, one '
                 'output each')
         return Rosbag1Input(path, list(contents.recordings[0].pieces))
     if path.is_file() and path.suffix == '.bag':
