@@ -385,7 +385,8 @@ def test_a_lone_mcap_file_is_read_and_the_given_description_replaces_the_recorde
     [text] = outputs(output, '/robot_description')
     assert 'robot name="old"' not in deserialize_message(text, String).data
     assert 'sample_arm' in deserialize_message(text, String).data
-    assert 'recorded messages replaced by the computed ones: 1' in result.stdout
+    assert ('recorded messages replaced by what the run wrote: /robot_description 1'
+            in result.stdout.splitlines())
 
 
 def test_the_resolved_joint_states_are_written_when_asked(tmp_path):
@@ -466,8 +467,8 @@ def test_a_folder_that_is_no_bag_is_named(tmp_path):
     (tmp_path / 'input' / 'notes.txt').write_text('not a bag')
     line = error_line(run_bag(tmp_path / 'input', tmp_path / 'output', check=False))
     assert line == (f'urdf_state_publisher_bag: {tmp_path / "input"}: not a recording, nor a '
-                    'folder of recordings: no metadata.yaml, .mcap or .bag file in it, nor in its '
-                    'folders')
+                    'folder of recordings: no metadata.yaml, .mcap, .db3 or .bag file in it, '
+                    'nor in its folders')
     assert nothing_left(tmp_path)
 
 

@@ -32,8 +32,10 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 - The description: `--description FILE` (URDF or xacro, with xacro arguments), else the
   parameters' (robot_description, description_file), else the bag's robot_description topic.
 - /tf and /tf_static of the input: a transform whose child frame the active description
-  publishes (its leading slash, ROS 1's, aside) is dropped, the computed one replacing it; all
-  others are kept, named as tf2 reads them (recorded_frames). Everything else is copied.
+  publishes, or a recorded description that the given one replaces published (its leading
+  slash, ROS 1's, aside), is dropped, the computed one replacing it; all others are kept, named
+  as tf2 reads them (recorded_frames). The node's own recorded statuses on /diagnostics are
+  replaced too (an output processed again). Everything else is copied.
 - The output is written under a temporary name beside OUTPUT and renamed when complete; an
   error or Ctrl-C leaves nothing. The input is never written to: an output that is the input,
   holds it or is inside it is refused. rosbags, an optional dependency, is imported only when
@@ -54,8 +56,16 @@ import threading
 import time
 from typing import Any, TYPE_CHECKING
 
-from urdf_state_publisher.bag_input import BagInputError, recording_bytes, recordings_in
+from urdf_state_publisher.bag_folders import (
+    FolderContents,
+    is_rosbag2_folder,
+    output_name,
+    Recording,
+    SplitRecording,
+)
+from urdf_state_publisher.bag_input import BagInputError, folder_of_recordings, recording_bytes
 from urdf_state_publisher.bag_output import COMPRESSIONS, DISTROS
+from urdf_state_publisher.bag_plan import BagError, check_paths
 from urdf_state_publisher.bag_run import (
     EXIT_FAILED,
     EXIT_FINDINGS,
@@ -135,8 +145,10 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
         compression=args.compression, strict=args.strict, ros_args=tuple(ros_args))
     inputs, output, findings = args.inputs, args.output, args.findings
     try:
+        if not inputs:
+            parser.error('give an INPUT and an OUTPUT')
         _check_findings_file(findings)
-        runs = _runs(inputs, output)
+        runs, folder = _runs(inputs, output)
     except BagInputError as error:
         print(f'{PROGRAM}: {error}', file=sys.stderr)
         return EXIT_FAILED
@@ -146,11 +158,13 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
             # A lone run with a core to spare: a second process copies and writes.
             summary = run_bag(inputs[0], output, replace(options, writer_process=jobs > 1))
             _print_summary(summary, findings)
+            _print_folder_notes(folder)
             written = _write_findings(findings, [summary])
             if stopped_after_done():
                 raise KeyboardInterrupt(f'the output was written before it: {summary.output}')
             return summary.status if written else EXIT_FAILED
-        return _run_batch(runs, replace(options, live=False), jobs, stopped_by, findings)
+        return _run_batch(runs, replace(options, live=False), jobs, stopped_by, findings,
+                          folder)
     except KeyboardInterrupt as stopped:
         with stops_deferred():  # a second stop: the process ends by the first, after this line
             number = stopped_by[0] if stopped_by else signal.SIGINT
@@ -302,27 +316,51 @@ def _processes(text: str) -> int:
     return number
 
 
-def _runs(inputs: list[Path], output: Path) -> list[tuple[Path, Path]] | None:
-    """Each run's input and output for a batch; None for one recording into one bag."""
+def _runs(inputs: list[Path], output: Path
+          ) -> tuple[list[tuple[Recording, Path]] | None, FolderContents | None]:
+    """Each run's input and output for a batch, and the folder given as the only input.
+
+    The runs are None for one recording into one bag; the folder's notes end the summary.
+    """
     for path in inputs:
         if path.suffix in DESCRIPTION_SUFFIXES and path.is_file():
             raise BagInputError(f'{path} is a robot description, not a recording: give it '
                                 f'with --description {path}')
+    folder = None
     if len(inputs) == 1:
-        found = recordings_in(inputs[0])
-        if found is None:
-            return None
-        inputs = found
-    names = [_output_name(path) for path in inputs]
+        if not inputs[0].is_dir() or is_rosbag2_folder(inputs[0]):
+            return None, None
+        folder = folder_of_recordings(inputs[0])
+        if folder.whole:
+            return None, folder
+        try:  # the outputs are not written in the folder read, nor around it
+            check_paths(inputs[0], output, overwrite=True)
+        except BagError as error:
+            raise BagInputError(str(error)) from None
+    recordings: list[Recording] = list(folder.recordings) if folder else list(inputs)
+    names = [output_name(recording) for recording in recordings]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise BagInputError(f'several inputs would write {output / repeated[0]}: give '
                             'recordings of different names')
-    return [(path, output / name) for path, name in zip(inputs, names)]
+    return [(recording, output / name) for recording, name in zip(recordings, names)], folder
 
 
-def _output_name(path: Path) -> str:
-    return path.name.removesuffix('.bag').removesuffix('.mcap') if path.is_file() else path.name
+def _print_folder_notes(folder: FolderContents | None) -> None:
+    """How the folder given was read: its split recordings, and what in it was not read."""
+    if folder is None:
+        return
+    lines = []
+    for recording in folder.recordings:
+        if isinstance(recording, SplitRecording):
+            missing = (f'; without piece {", ".join(map(str, recording.missing))}, which is '
+                       'not there' if recording.missing else '')
+            lines.append(f'{recording.name}: {len(recording.pieces)} pieces of one recording '
+                         f'split by rosbag record --split, read as one ({recording.pieces[0].name}'
+                         f' ... {recording.pieces[-1].name}){missing}')
+    lines += [f'{entry.name}: not read: {entry.why}' for entry in folder.not_read]
+    if lines:
+        print('\n'.join(lines))
 
 
 # One recording ---------------------------------------------------------------------------
@@ -346,8 +384,8 @@ def _print_summary(summary: RunSummary, findings_file: Path | None) -> None:
         f"are this description's), {summary.kept_transforms:,} kept",
     ]
     if summary.replaced_messages:
-        lines.append(f'recorded messages replaced by the computed ones: '
-                     f'{summary.replaced_messages:,} (robot_description, joint_states)')
+        lines.append('recorded messages replaced by what the run wrote: ' + ', '.join(
+            f'{topic} {count:,}' for topic, count in summary.replaced_messages.items()))
     if summary.findings:
         lines.append('findings (what the node would have reported), at the bag time of the '
                      'message that caused them:')
@@ -422,12 +460,14 @@ def _worst(summaries: list[RunSummary]) -> int:
 
 # Several recordings ----------------------------------------------------------------------
 
-def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
-               stopped_by: list[int], findings_file: Path | None) -> int:
+def _run_batch(runs: list[tuple[Recording, Path]], options: RunOptions, jobs: int,
+               stopped_by: list[int], findings_file: Path | None,
+               folder: FolderContents | None) -> int:
     """Every run on a pool of `jobs` processes; the table; the worst status.
 
     `stopped_by` gets the signal, other than SIGINT, that stops the command.
-    `findings_file`: --findings FILE, written once every run is done.
+    `findings_file`: --findings FILE, written once every run is done. `folder`: the folder
+    given as the only input, whose notes follow the table.
     """
     from concurrent.futures import as_completed, ProcessPoolExecutor  # a batch's only
     import multiprocessing
@@ -476,6 +516,7 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
         sys.stderr.write('\r\x1b[K')
     ordered = [summaries[k] for k in range(len(runs))]
     _print_table(ordered, time.monotonic() - started)
+    _print_folder_notes(folder)
     written = _write_findings(findings_file, ordered)
     if stopped_after_done():
         raise KeyboardInterrupt(f'{_outputs_written(futures)} of {len(runs)} outputs written '
@@ -522,7 +563,7 @@ def _start_worker(stopping: Any) -> None:
             signal.signal(number, stop_run)
 
 
-def _batch_run(source: Path, target: Path, options: RunOptions) -> RunSummary | None:
+def _batch_run(source: Recording, target: Path, options: RunOptions) -> RunSummary | None:
     """A batch's run in a worker; None if the batch was stopped before it started."""
     global _in_run
     _in_run = True  # first: a signal from here on interrupts, one before it was noted

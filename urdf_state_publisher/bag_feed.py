@@ -30,9 +30,14 @@ from urdf_state_publisher.bag_plan import (
     RunSummary,
 )
 from urdf_state_publisher.bag_routing import Role
-from urdf_state_publisher.cdr import MalformedMessage
+from urdf_state_publisher.cdr import MalformedMessage, read_string_message
 from urdf_state_publisher.description import read_description_file
 from urdf_state_publisher.description.messages import listing
+from urdf_state_publisher.diagnostics_wire import (
+    diagnostic_statuses,
+    is_nodes_status,
+    read_diagnostic_array,
+)
 from urdf_state_publisher.engine import (
     configured_description,
     DIAGNOSTICS_PERIOD_S,
@@ -42,8 +47,9 @@ from urdf_state_publisher.engine import (
 from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import Level, NO_MATCH, RATE_LIMIT, UNKNOWN
 from urdf_state_publisher.joint_settings import JointSettings
+from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.parameters import ParameterValueError
-from urdf_state_publisher.recorded_frames import sort_recorded
+from urdf_state_publisher.recorded_frames import published_children, sort_recorded
 from urdf_state_publisher.tf_wire import read_tf_message, tf_message
 from urdf_state_publisher.unknown_parameters import unknown_parameters
 
@@ -75,13 +81,17 @@ class BagFeed:
         self.findings: dict[tuple[str, str], list] = {}
         self.suppressed = 0  # log lines of conditions already shown, not printed
         self.written: dict[str, int] = {}
-        self.replaced_transforms = self.kept_transforms = self.replaced_messages = 0
+        self.replaced_transforms = self.kept_transforms = 0
+        # Recorded messages that what the run writes replaces, per topic.
+        self.replaced_messages: dict[str, int] = {}
         self.read = 0
         self.final_assessment = False  # the last period's: logged, not written
         # Why the output could not be written, where the engine took the error for one of its
         # own and went on (a node keeps running whatever it is handed): the run stops there.
         self.output_failure: BagOutputError | None = None
         self._children: tuple[object, frozenset[str]] = (None, frozenset())
+        # The frames of the descriptions recorded where the run writes its own (read in run()).
+        self.replaced_descriptions_frames: frozenset[str] = frozenset()
         self.out = {topic: writer.handles[k] for topic, k in plan.ours.items()}
         config = plan.config
         try:
@@ -122,6 +132,7 @@ class BagFeed:
                 engine.load_at_start(*self.description)
             except StartupError as error:
                 raise BagError(str(error)) from None
+            self.replaced_descriptions_frames = self._replaced_descriptions_frames()
         elif names.description not in {t.topic for t in self.input.topics}:
             raise BagError(
                 f'no robot description: {self.plan.input_path} has no {names.description} '
@@ -194,10 +205,10 @@ class BagFeed:
                     else self.writer.handles[self.plan.copies[key]])
             if role is Role.TRANSFORMS:
                 handlers[key] = self._transforms_writer(topic)
-            elif role is Role.DIAGNOSTICS:  # other nodes' too: kept, beside ours
-                handlers[key] = partial(self._write_recorded, topic)
+            elif role is Role.DIAGNOSTICS:  # other nodes': kept, beside ours
+                handlers[key] = self._diagnostics_writer(topic)
             elif role is Role.REPLACED:  # a topic this run writes itself (robot_description)
-                handlers[key] = self._replaced
+                handlers[key] = partial(self._replaced, topic)
             elif role is Role.COPY:
                 handlers[key] = lambda data, copy=copy: write(copy, self.now_ns, data)
             else:
@@ -215,11 +226,8 @@ class BagFeed:
             write(copy, self.now_ns, data)
         return handle
 
-    def _write_recorded(self, topic: str, data: bytes) -> None:
-        self.writer.write(self.out[topic], self.now_ns, data)
-
-    def _replaced(self, data: bytes) -> None:
-        self.replaced_messages += 1
+    def _replaced(self, topic: str, data: bytes = b'') -> None:
+        self.replaced_messages[topic] = self.replaced_messages.get(topic, 0) + 1
 
     def _output_tick(self) -> None:
         self.engine.on_output_timer()
@@ -247,6 +255,31 @@ class BagFeed:
                 self.writer.write(self.out[topic], self.now_ns, kept)
         return handle
 
+    def _diagnostics_writer(self, topic: str) -> Callable[[bytes], None]:
+        """The handler of recorded /diagnostics: the statuses of other nodes, kept.
+
+        The node's own status, recorded (the output of an earlier run, processed again, or the
+        node's live status), is replaced by the one the run computes: one status a second under
+        its name, never two. Recognised by what it holds (diagnostics_wire.is_nodes_status), not
+        by a mark of the run's: it is so whichever program last wrote the bag (ros2 bag convert,
+        a Humble output, whose metadata keeps no custom data) and under any node name.
+        """
+        def handle(data: bytes) -> None:
+            try:
+                stamp, frame_id, statuses = read_diagnostic_array(data)
+            except MalformedMessage:
+                statuses = None  # not ours to judge: kept as recorded
+            kept = statuses if statuses is None else [
+                status for status in statuses if not is_nodes_status(status)]
+            if kept is None or len(kept) == len(statuses):
+                self.writer.write(self.out[topic], self.now_ns, data)
+                return
+            self._replaced(topic)
+            if kept:
+                self.writer.write(self.out[topic], self.now_ns,
+                                  diagnostic_statuses(stamp, frame_id, kept))
+        return handle
+
     def _recorded_transforms(self, data: bytes) -> bytes | None:
         """A recorded TFMessage without the transforms the active description publishes."""
         children = self._published_children()
@@ -264,15 +297,37 @@ class BagFeed:
         return tf_message(kept) if kept else None
 
     def _published_children(self) -> frozenset[str]:
-        """The child frames of every transform the active description publishes."""
+        """The child frames of the robot's transforms, which the computed ones replace.
+
+        Those the active description publishes, and those of the descriptions the recording
+        holds where the run writes its own (recorded_frames).
+        """
         active = self.engine.active
         if active is None:
             return frozenset()
         if self._children[0] is not active:
             stream = active.stream
-            statics = {stream.frame_prefix + s.child for s in stream.model.static_transforms()}
-            self._children = (active, frozenset({child for _, child in stream.frames} | statics))
+            self._children = (active, published_children(stream.model, stream.frame_prefix)
+                              | self.replaced_descriptions_frames)
         return self._children[1]
+
+    def _replaced_descriptions_frames(self) -> frozenset[str]:
+        """The frames published by each description recorded on the topic the run writes.
+
+        Read before the run, so that a transform recorded before its description (both at the
+        first log time, as an earlier run writes them) is judged by it too. A recorded
+        description that cannot be read is the engine's to report, and names no frame here.
+        """
+        recorded = [t.id for t in self.input.topics if t.topic == self.names.description
+                    and self.plan.roles[t.id] is Role.REPLACED]
+        frames: set[str] = set()
+        for _, _, data in self.input.messages(recorded):
+            try:
+                model = RobotModel.from_urdf(read_string_message(data))
+            except Exception:  # noqa: BLE001, S112 - whatever a recorded text holds
+                continue
+            frames |= published_children(model, self.plan.config.frame_prefix)
+        return frozenset(frames)
 
     # What it says ---------------------------------------------------------------------------
 
@@ -360,7 +415,8 @@ class BagFeed:
             unfit=unfit, messages=messages, bag_seconds=(self.end_ns - self.start_ns) / BILLION,
             elapsed=elapsed, written=dict(sorted(self.written.items())),
             replaced_transforms=self.replaced_transforms,
-            kept_transforms=self.kept_transforms, replaced_messages=self.replaced_messages,
+            kept_transforms=self.kept_transforms,
+            replaced_messages=dict(sorted(self.replaced_messages.items())),
             findings=tuple(findings), joint_states=health.received,
             rate_limited=health.dropped.get(RATE_LIMIT, 0), never_named=never,
             publish_frequency=self.plan.config.publish_frequency)

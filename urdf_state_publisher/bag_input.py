@@ -26,11 +26,19 @@ from typing import Any, Protocol
 
 import yaml
 
+from urdf_state_publisher.bag_folders import (
+    folder_contents,
+    FolderContents,
+    is_rosbag2_folder,
+    Recording,
+    rosbag2_files_without_metadata,
+    SplitRecording,
+)
 from urdf_state_publisher.bag_output import distro_of_version, DISTROS, error_text, HEADER
 from urdf_state_publisher.ros1_wire import JointStateConverter
 
-__all__ = ['BagInputError', 'InputBag', 'InputTopic', 'open_bag', 'recording_bytes',
-           'recordings_in']
+__all__ = ['BagInputError', 'folder_of_recordings', 'InputBag', 'InputTopic', 'open_bag',
+           'recording_bytes']
 
 # Type names ROS 2 gives what ROS 1 called otherwise (the fields are the same).
 _RENAMED_TYPES = {'tf/msg/tfMessage': 'tf2_msgs/msg/TFMessage'}
@@ -62,7 +70,7 @@ class InputTopic:
 class InputBag(Protocol):
     """What the command reads of a recording, whatever its format."""
 
-    path: Path
+    path: Recording
     topics: list[InputTopic]
     typestore: Any  # rosbags' Typestore: knows every type of `topics` whose msgdef is None
     start_ns: int
@@ -82,87 +90,68 @@ class InputBag(Protocol):
         """Release the files."""
 
 
-def open_bag(path: Path) -> InputBag:
-    """The recording at `path`, by what it is; BagInputError naming it when it is none."""
+def open_bag(source: Recording) -> InputBag:
+    """The recording `source`, by what it is; BagInputError naming it when it is none."""
+    if isinstance(source, SplitRecording):
+        return Rosbag1Input(source, list(source.pieces))
+    path = source
     if not path.exists():
         raise BagInputError(f'{path}: no such bag (give a bag directory, an .mcap file, or a '
                             'ROS 1 .bag file or folder of them)')
-    if path.is_dir() and not (path / 'metadata.yaml').exists():
-        files = sorted(path.glob('*.bag'))
-        if not files:
+    if path.name.endswith('.bag.active'):
+        raise BagInputError(f'{path}: a ROS 1 recording that rosbag record has not closed (it '
+                            'is still recording, or was stopped before it could): once closed, '
+                            f'or after `rosbag reindex {path}` and renaming it without .active, '
+                            'give it again')
+    if path.is_dir() and not is_rosbag2_folder(path):
+        contents = folder_of_recordings(path)
+        if not contents.whole:
             raise BagInputError(
-                f'{path}: not a recording: a folder with no metadata.yaml (a rosbag2 bag) and '
-                'no .bag file (ROS 1); give a bag directory, an .mcap or a .bag file')
-        if not _one_split_recording(files):
-            raise BagInputError(
-                f'{path}: holds several ROS 1 recordings ({", ".join(f.name for f in files[:3])}'
-                f'{", ..." if len(files) > 3 else ""}), not the parts of one split recording; '
-                'give them to the command as several inputs')
-        return Rosbag1Input(path, files)
+                f'{path}: a folder of recordings, not one recording (a rosbag2 bag, or the '
+                'pieces of one split ROS 1 recording): give each recording, or give the folder '
+                'to urdf_state_publisher_bag as its only INPUT and a folder as OUTPUT, one '
+                'output each')
+        return Rosbag1Input(path, list(contents.recordings[0].pieces))
     if path.is_file() and path.suffix == '.bag':
         return Rosbag1Input(path, [path])
     return Rosbag2Input(path)
 
 
-def recordings_in(path: Path) -> list[Path] | None:
-    """The recordings in the folder `path`, for a batch; None when `path` is one recording.
+def folder_of_recordings(path: Path) -> FolderContents:
+    """The recordings in a folder that is no rosbag2 bag (bag_folders), and what else it holds.
 
-    A folder is one recording when it is a rosbag2 bag (it has metadata.yaml) or holds the
-    .bag files of one split recording (`name_0.bag`, `name_1.bag`, ...); otherwise its
-    recordings are its bag folders, .mcap and .bag files (and folders of split ROS 1 ones).
+    BagInputError when it holds none, or is a rosbag2 bag that lost its metadata.yaml.
     """
-    if not path.is_dir() or (path / 'metadata.yaml').exists():
-        return None
-    files = sorted(path.glob('*.bag'))
-    if files and _one_split_recording(files):
-        return None
-    found = [entry for entry in sorted(path.iterdir())
-             if entry.suffix in ('.bag', '.mcap') and entry.is_file()
-             or entry.is_dir() and ((entry / 'metadata.yaml').exists()
-                                    or any(entry.glob('*.bag')))]
-    if not found:
-        databases = sorted(path.glob('*.db3'))
-        if databases:  # what `ros2 bag record` leaves when it is killed before it closes
-            more = ', ...' if len(databases) > 1 else ''
-            raise BagInputError(
-                f'{path}: sqlite3 files ({databases[0].name}{more}) without the metadata.yaml '
-                f'of their bag: write it with `ros2 bag reindex {path}`, or give each .db3 file '
-                'itself as an input')
+    databases = rosbag2_files_without_metadata(path)
+    if databases:  # what `ros2 bag record` leaves when it is killed before it closes
+        more = ', ...' if len(databases) > 1 else ''
+        kind = 'sqlite3' if databases[0].suffix == '.db3' else 'MCAP'
         raise BagInputError(
-            f'{path}: not a recording, nor a folder of recordings: no metadata.yaml, .mcap or '
-            '.bag file in it, nor in its folders')
-    return found
+            f'{path}: {kind} files ({databases[0].name}{more}) without the metadata.yaml of '
+            f'their bag: write it with `ros2 bag reindex {path}`, or give each '
+            f'{databases[0].suffix} file itself as an input')
+    contents = folder_contents(path)
+    if not contents.recordings:
+        raise BagInputError(
+            f'{path}: not a recording, nor a folder of recordings: no metadata.yaml, .mcap, '
+            '.db3 or .bag file in it, nor in its folders')
+    return contents
 
 
-def recording_bytes(path: Path) -> int:
+def recording_bytes(recording: Recording) -> int:
     """How many bytes a recording holds: a file's size, or the sum of a folder's files.
 
     What a run's length is known by before it is opened (the time a run takes grows with it);
     0 for what cannot be read, which its run reports.
     """
+    if isinstance(recording, SplitRecording):
+        return sum(recording_bytes(piece) for piece in recording.pieces)
     try:
-        if path.is_file():
-            return path.stat().st_size
-        return sum(entry.stat().st_size for entry in path.rglob('*') if entry.is_file())
+        if recording.is_file():
+            return recording.stat().st_size
+        return sum(entry.stat().st_size for entry in recording.rglob('*') if entry.is_file())
     except OSError:
         return 0
-
-
-_PART = re.compile(r'^(.*)_(\d+)$')
-
-
-def _one_split_recording(files: list[Path]) -> bool:
-    """Whether ROS 1 .bag files are the parts of one recording.
-
-    `rosbag record --split` names them after one name, numbered from 0 (`run_0.bag`,
-    `run_1.bag`, ...). One file is one recording.
-    """
-    if len(files) == 1:
-        return True
-    parts = [_PART.match(f.stem) for f in files]
-    if not all(parts) or len({p.group(1) for p in parts}) != 1:
-        return False
-    return sorted(int(p.group(2)) for p in parts) == list(range(len(files)))
 
 
 class Rosbag2Input:
@@ -233,7 +222,7 @@ class Rosbag2Input:
 class Rosbag1Input:
     """A ROS 1 recording: one .bag file or the files of a split one, converted to CDR."""
 
-    def __init__(self, path: Path, files: list[Path]):
+    def __init__(self, path: Recording, files: list[Path]):
         from rosbags.rosbag1 import Reader
         from rosbags.typesys import get_types_from_msg, get_typestore, Stores, TypesysError
 

@@ -9,10 +9,11 @@ copying the recording while the run loads them (bag_feed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from urdf_state_publisher.bag_folders import Recording, SplitRecording
 from urdf_state_publisher.bag_input import BagInputError, InputBag, open_bag
 from urdf_state_publisher.bag_output import (
     OUTPUT_TYPES,
@@ -111,7 +112,8 @@ class RunSummary:
     written: dict[str, int] | None = None
     replaced_transforms: int = 0
     kept_transforms: int = 0
-    replaced_messages: int = 0
+    # The recorded messages that what the run writes replaced, per topic.
+    replaced_messages: dict[str, int] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
     joint_states: int = 0
     rate_limited: int = 0
@@ -127,7 +129,7 @@ class RunPlan:
     recorded topics it copies (`copies`: input id -> index).
     """
 
-    input_path: Path
+    input_path: Recording
     output: Path
     options: RunOptions
     ros: RosArguments
@@ -157,9 +159,11 @@ def check_paths(input_path: Path, output: Path, overwrite: bool) -> None:
         raise BagError(f'{output} exists: give --overwrite to replace it')
 
 
-def plan_run(input_path: Path, output: Path, options: RunOptions) -> RunPlan:
+def plan_run(input_path: Recording, output: Path, options: RunOptions) -> RunPlan:
     """The run's plan; BagError (one line) for arguments or a recording it cannot run on."""
-    check_paths(input_path, output, options.overwrite)
+    for source in (input_path.pieces if isinstance(input_path, SplitRecording)
+                   else (input_path,)):
+        check_paths(source, output, options.overwrite)
     try:
         ros = parse_ros_arguments(list(options.ros_args), DEFAULT_NODE_NAME)
         parameters = ros.parameters()
@@ -207,13 +211,15 @@ def plan_run(input_path: Path, output: Path, options: RunOptions) -> RunPlan:
                                 options.compression or recording.compression))
 
 
-def _check_inputs(input_path: Path, recording: InputBag, names: TopicNames, resolved: str,
+def _check_inputs(input_path: Recording, recording: InputBag, names: TopicNames, resolved: str,
                   publishes_joint_states: bool) -> None:
     """The bag has the joint-state topics read, and keeps its recorded motion."""
     recorded = {t.topic for t in recording.topics}
     states = sorted(t.topic for t in recording.topics if t.msgtype == JOINT_STATE_TYPE)
-    if publishes_joint_states and resolved in states:
-        # The resolved state would replace the recorded motion it is to be computed from.
+    if publishes_joint_states and resolved in states and not recorded & set(names.sources):
+        # The resolved state would replace the recorded motion it is to be computed from. Where
+        # the motion is read from other recorded topics, what the resolved topic holds is a
+        # resolved state computed before (this command's output, processed again): replaced.
         raise BagError(
             f'publish_joint_states writes the resolved state on {resolved}, where the '
             'recording has its joint states: read them and write it elsewhere, with '
@@ -233,7 +239,7 @@ def _check_inputs(input_path: Path, recording: InputBag, names: TopicNames, reso
         f'topic of JointStates; its topics are {", ".join(sorted(recorded)) or "none"}')
 
 
-def _copied(input_path: Path, recording: InputBag, recorded: Any) -> OutputConnection:
+def _copied(input_path: Recording, recording: InputBag, recorded: Any) -> OutputConnection:
     """The output's connection of a recorded topic copied.
 
     Its definition as recorded, or Jazzy's for a bag recorded without definitions (before Iron).

@@ -26,7 +26,8 @@ class Role(enum.Enum):
     # /tf or /tf_static: the transforms of the description's frames dropped (the computed ones
     # replace them), the others written on the run's own connection.
     TRANSFORMS = 'its transforms of other frames kept'
-    # Other nodes' diagnostics, written on the run's own connection beside the node's.
+    # Recorded diagnostics: other nodes' statuses written on the run's own connection beside
+    # the node's; the node's own recorded statuses (an earlier run's) replaced.
     DIAGNOSTICS = "written beside the node's diagnostics"
     # A topic the run writes itself (the description given on the command line): counted.
     REPLACED = 'replaced by what the run writes'

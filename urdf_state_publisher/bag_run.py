@@ -27,6 +27,7 @@ import sqlite3
 import time
 from typing import Any
 
+from urdf_state_publisher.bag_folders import SplitRecording
 from urdf_state_publisher.bag_input import BagInputError
 from urdf_state_publisher.bag_output import BagOutputError, error_text, finish_output, OutputBag
 from urdf_state_publisher.bag_plan import (
@@ -49,11 +50,16 @@ __all__ = ['EXIT_FAILED', 'EXIT_FINDINGS', 'EXIT_OK', 'EXIT_UNFIT', 'Finding', '
            'run_bag', 'RunOptions', 'RunSummary']
 
 
-def run_bag(input_path: Path, output: Path, options: RunOptions) -> RunSummary:
-    """Process one recording into `output`; the summary says how it went (module docstring)."""
+def run_bag(input_path: Path | SplitRecording, output: Path, options: RunOptions
+            ) -> RunSummary:
+    """Process one recording into `output`; the summary says how it went (module docstring).
+
+    `input_path`: a recording's path, or the pieces of a split ROS 1 recording (bag_folders).
+    """
     begin()
     try:
-        return _run(plan_run(Path(input_path), Path(output), options))
+        source = input_path if isinstance(input_path, SplitRecording) else Path(input_path)
+        return _run(plan_run(source, Path(output), options))
     except (BagError, BagInputError, BagOutputError) as error:
         if isinstance(error, BagOutputError):
             error = f'{output}: cannot write it ({error}); nothing is written'

@@ -137,6 +137,9 @@ class CdrReader:
         self.offset += size
         return start
 
+    def uint8(self) -> int:
+        return self.data[self._take(1)]
+
     def uint32(self) -> int:
         self._align(4)
         return self._uint32.unpack_from(self.data, self._take(4))[0]

@@ -30,7 +30,7 @@ from urdf_state_publisher.description import (
     DescriptionText,
     read_description_file,
 )
-from urdf_state_publisher.diagnostics_wire import diagnostic_array
+from urdf_state_publisher.diagnostics_wire import diagnostic_array, status_name
 from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import JointStateHealth, Level
 from urdf_state_publisher.joint_settings import JointSettings
@@ -415,6 +415,6 @@ class StateEngine:
         for line in assessment.log:
             self._log(line.level, line.text, line.kind)
         self._outputs.diagnostics(diagnostic_array(
-            self._clock(), level=int(assessment.level), name=f'{self.node_name}: joint_states',
+            self._clock(), level=int(assessment.level), name=status_name(self.node_name),
             message=assessment.message,
             hardware_id=active.stream.model.name if active else '', values=assessment.values))

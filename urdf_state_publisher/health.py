@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from urdf_state_publisher.description.messages import listing
 from urdf_state_publisher.description.unknown_names import near_miss
+from urdf_state_publisher.diagnostics_wire import ROBOT_KEY
 from urdf_state_publisher.model import RobotModel, UpdatePlan
 from urdf_state_publisher.resolved_state import ResolvedState
 
@@ -685,7 +686,7 @@ class JointStateHealth:
         model = self.model
         listed = sorted(self.sources.values(), key=lambda s: s.last)[-SOURCES_LISTED:]
         values = [
-            ('robot', model.name if model else ''),
+            (ROBOT_KEY, model.name if model else ''),
             ('joint_states received', str(self.received)),
             ('joint_states rate (Hz)', f'{self.period_received / elapsed:.1f}'),
             ('joint_states age (s)',
