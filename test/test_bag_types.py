@@ -1,0 +1,243 @@
+"""urdf_state_publisher_bag on recordings with types of their own, as Humble's rosbag2 writes them.
+
+Humble's rosbag2 records no message definitions: its metadata is version 5 (rosbag2_storage's
+bag_metadata.hpp on humble), its sqlite3 file schema 3 (sqlite_storage.hpp, kDBSchemaVersion_,
+with no message_definitions table), and its MCAP storage writes, for a type whose definition
+it cannot find, a schema of the type's name with an empty encoding and no data
+(rosbag2_storage_mcap's MCAPStorage::create_topic on humble, on DefinitionNotFoundError). The
+bags here are written by hand to those statements, not by rosbags nor by the command.
+
+What the command must do with them: copy every topic it does not read byte for byte, whatever
+its type; write a type without a definition as rosbag2 writes one it cannot find
+(rosbag2_storage's MessageDefinition::empty_message_definition_for: encoding '', text '', hash
+''); refuse, in one line, a topic it reads that is recorded as a type it cannot read.
+"""
+
+from __future__ import annotations
+
+from io import BytesIO
+from pathlib import Path
+import sqlite3
+import struct
+import subprocess
+import sys
+
+from bag_fixtures import error_line
+from conftest import SAMPLE_URDF
+import numpy as np
+import pytest
+from rosbags.interfaces import MessageDefinitionFormat
+from rosbags.rosbag2 import Reader
+from rosbags.typesys import get_typestore, Stores
+import yaml
+
+pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
+
+STORE = get_typestore(Stores.ROS2_JAZZY)
+T = STORE.types
+BILLION = 1_000_000_000
+START_NS = 1_700_000_000 * BILLION
+JOINTS = ('torso_lift_joint', 'shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint',
+          'wrist_roll_joint', 'left_finger_joint')
+# A type of a simulator's that no typestore of rosbags knows, as a TurtleBot3 in Gazebo has it.
+UNKNOWN = 'gazebo_msgs/msg/PerformanceMetrics'
+# Humble's QoS string for a reliable volatile publisher (rosbag2_transport's qos.cpp: integers).
+HUMBLE_QOS = ('- history: 3\n  depth: 0\n  reliability: 1\n  durability: 2\n  deadline:\n'
+              '    sec: 2147483647\n    nsec: 4294967295\n  lifespan:\n    sec: 2147483647\n'
+              '    nsec: 4294967295\n  liveliness: 1\n  liveliness_lease_duration:\n'
+              '    sec: 2147483647\n    nsec: 4294967295\n  avoid_ros_namespace_conventions: '
+              'false')
+
+
+def joint_state(ns: int) -> bytes:
+    return bytes(STORE.serialize_cdr(T['sensor_msgs/msg/JointState'](
+        header=T['std_msgs/msg/Header'](stamp=T['builtin_interfaces/msg/Time'](
+            sec=ns // BILLION, nanosec=ns % BILLION), frame_id=''),
+        name=list(JOINTS), position=np.full(len(JOINTS), 0.02), velocity=np.array([]),
+        effort=np.array([])), 'sensor_msgs/msg/JointState'))
+
+
+def recording(unknown_topic: str = '/gazebo/performance_metrics'
+              ) -> list[tuple[str, str, int, bytes]]:
+    """(topic, type, log time, bytes): JointStates at 100 Hz and a type nobody here knows."""
+    messages = [('/joint_states', 'sensor_msgs/msg/JointState', START_NS + k * 10_000_000,
+                 joint_state(START_NS + k * 10_000_000)) for k in range(100)]
+    # CDR of no type known here: an encapsulation header, then bytes that differ per message.
+    messages += [(unknown_topic, UNKNOWN, START_NS + k * 100_000_000 + 5,
+                  b'\x00\x01\x00\x00' + bytes(range(k, k + 13))) for k in range(10)]
+    return sorted(messages, key=lambda m: m[2])
+
+
+def humble_metadata(path: Path, storage: str, file: str, messages) -> None:
+    """metadata.yaml as Humble's rosbag2 writes it: version 5, QoS a string, no hash."""
+    topics = list(dict.fromkeys((topic, msgtype) for topic, msgtype, _, _ in messages))
+    start = min(m[2] for m in messages)
+    duration = max(m[2] for m in messages) - start
+    information = {
+        'version': 5, 'storage_identifier': storage, 'duration': {'nanoseconds': duration},
+        'starting_time': {'nanoseconds_since_epoch': start}, 'message_count': len(messages),
+        'topics_with_message_count': [
+            {'topic_metadata': {'name': topic, 'type': msgtype, 'serialization_format': 'cdr',
+                                'offered_qos_profiles': HUMBLE_QOS},
+             'message_count': sum(1 for m in messages if m[0] == topic)}
+            for topic, msgtype in topics],
+        'compression_format': '', 'compression_mode': '', 'relative_file_paths': [file],
+        'files': [{'path': file, 'starting_time': {'nanoseconds_since_epoch': start},
+                   'duration': {'nanoseconds': duration}, 'message_count': len(messages)}]}
+    (path / 'metadata.yaml').write_text(
+        yaml.safe_dump({'rosbag2_bagfile_information': information}, sort_keys=False))
+
+
+def write_humble_sqlite3(path: Path, messages) -> Path:
+    """A bag as Humble's sqlite3 storage writes it (its SqliteStorage::initialize, schema 3)."""
+    path.mkdir()
+    database = sqlite3.connect(path / 'run_0.db3')
+    database.executescript("""
+        CREATE TABLE schema(schema_version INTEGER PRIMARY KEY, ros_distro TEXT NOT NULL);
+        CREATE TABLE metadata(id INTEGER PRIMARY KEY, metadata_version INTEGER NOT NULL,
+                              metadata TEXT NOT NULL);
+        CREATE TABLE topics(id INTEGER PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL,
+                            serialization_format TEXT NOT NULL,
+                            offered_qos_profiles TEXT NOT NULL);
+        CREATE TABLE messages(id INTEGER PRIMARY KEY, topic_id INTEGER NOT NULL,
+                              timestamp INTEGER NOT NULL, data BLOB NOT NULL);
+        CREATE INDEX timestamp_idx ON messages (timestamp ASC);
+        INSERT INTO schema (schema_version, ros_distro) VALUES (3, 'humble');
+    """)
+    ids: dict[str, int] = {}
+    for topic, msgtype, log_ns, data in messages:
+        if topic not in ids:
+            ids[topic] = len(ids) + 1
+            database.execute('INSERT INTO topics VALUES (?, ?, ?, ?, ?)',
+                             (ids[topic], topic, msgtype, 'cdr', HUMBLE_QOS))
+        database.execute('INSERT INTO messages (topic_id, timestamp, data) VALUES (?, ?, ?)',
+                         (ids[topic], log_ns, data))
+    database.commit()
+    database.close()
+    humble_metadata(path, 'sqlite3', 'run_0.db3', messages)
+    return path
+
+
+def _record(out: BytesIO, opcode: int, content: bytes) -> None:
+    out.write(struct.pack('<BQ', opcode, len(content)) + content)
+
+
+def _string(text: str) -> bytes:
+    data = text.encode()
+    return struct.pack('<I', len(data)) + data
+
+
+def write_humble_mcap(path: Path, messages, encoding: str = '') -> Path:
+    """A bag as Humble's MCAP storage writes it, unindexed (the MCAP specification's records).
+
+    Each type's schema has no data and the encoding `encoding` ('' where the definition was not
+    found); each channel its offered QoS as Humble's string.
+    """
+    path.mkdir()
+    out = BytesIO()
+    out.write(b'\x89MCAP0\r\n')
+    _record(out, 0x01, _string('ros2') + _string('rosbag2'))  # header
+    schemas: dict[str, int] = {}
+    channels: dict[str, int] = {}
+    sequence = 0
+    for topic, msgtype, log_ns, data in messages:
+        if msgtype not in schemas:
+            schemas[msgtype] = len(schemas) + 1
+            _record(out, 0x03, struct.pack('<H', schemas[msgtype]) + _string(msgtype)
+                    + _string(encoding) + struct.pack('<I', 0))
+        if topic not in channels:
+            channels[topic] = len(channels) + 1
+            metadata = _string('offered_qos_profiles') + _string(HUMBLE_QOS)
+            _record(out, 0x04, struct.pack('<HH', channels[topic], schemas[msgtype])
+                    + _string(topic) + _string('cdr') + struct.pack('<I', len(metadata))
+                    + metadata)
+        sequence += 1
+        _record(out, 0x05, struct.pack('<HIQQ', channels[topic], sequence, log_ns, log_ns)
+                + data)
+    _record(out, 0x0F, struct.pack('<I', 0))  # data end, no CRC
+    _record(out, 0x02, struct.pack('<QQI', 0, 0, 0))  # footer: no summary
+    out.write(b'\x89MCAP0\r\n')
+    (path / 'run_0.mcap').write_bytes(out.getvalue())
+    humble_metadata(path, 'mcap', 'run_0.mcap', messages)
+    return path
+
+
+WRITE_HUMBLE = {'sqlite3': write_humble_sqlite3, 'mcap': write_humble_mcap}
+
+
+def run(*arguments) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, '-m', 'urdf_state_publisher.bag',
+                           *map(str, arguments)], capture_output=True, text=True, timeout=300)
+
+
+def read_output(path: Path) -> tuple[list, dict]:
+    reader = Reader(path)
+    reader.open()
+    try:
+        return ([(c.topic, t, bytes(raw)) for c, t, raw in reader.messages()],
+                {c.topic: c for c in reader.connections})
+    finally:
+        reader.close()
+
+
+@pytest.mark.parametrize('storage', ['sqlite3', 'mcap'])
+@pytest.mark.parametrize('distro', ['humble', 'jazzy', 'kilted'])
+def test_a_humble_bag_with_a_type_nobody_knows_is_converted_and_that_topic_copied(
+        tmp_path, storage, distro):
+    messages = recording()
+    bag = WRITE_HUMBLE[storage](tmp_path / 'humble', messages)
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF, '--distro', distro)
+    assert result.returncode == 0, result.stderr
+    output, connections = read_output(tmp_path / 'out')
+    # Byte for byte, at their log times, whatever its type.
+    assert [(topic, log_ns, data) for topic, log_ns, data in output
+            if topic == '/gazebo/performance_metrics'] == [
+        (topic, log_ns, data) for topic, _, log_ns, data in messages
+        if topic == '/gazebo/performance_metrics']
+    assert any(topic == '/tf' for topic, _, _ in output)  # and the run computed
+    unknown = connections['/gazebo/performance_metrics']
+    assert unknown.msgtype == UNKNOWN
+    # No definition: rosbags reads an MCAP schema of encoding '' as NONE (a 'ros2msg' one, even
+    # empty, as MSG), and a sqlite3 type without a message_definitions row as NONE too.
+    assert unknown.msgdef.format is MessageDefinitionFormat.NONE
+    assert unknown.msgdef.data == ''
+    information = yaml.safe_load((tmp_path / 'out' / 'metadata.yaml').read_text())[
+        'rosbag2_bagfile_information']
+    [metadata] = [t['topic_metadata'] for t in information['topics_with_message_count']
+                  if t['topic_metadata']['name'] == '/gazebo/performance_metrics']
+    if distro == 'humble':  # Humble's version 5 has no hashes (yaml.hpp: from version 7)
+        assert information['version'] == 5
+        assert 'type_description_hash' not in metadata
+    else:  # the topic's hash: '' where none was recorded (yaml.hpp decodes a v5 topic so)
+        assert information['version'] == 9
+        assert metadata['type_description_hash'] == ''
+    # A type the store knows is given its definition, as rosbag2 gives an installed type's.
+    assert connections['/joint_states'].msgdef.data == STORE.generate_msgdef(
+        'sensor_msgs/msg/JointState', ros_version=2)[0]
+    if storage == 'sqlite3':
+        [database] = (tmp_path / 'out').glob('*.db3')
+        with sqlite3.connect(database) as db:
+            topics = db.execute('SELECT type_description_hash FROM topics WHERE name = ?',
+                                ('/gazebo/performance_metrics',)).fetchall()
+            definitions = db.execute('SELECT * FROM message_definitions WHERE topic_type = ?',
+                                     (UNKNOWN,)).fetchall()
+        db.close()
+        assert topics == [('',)]
+        assert definitions == []
+
+
+@pytest.mark.parametrize('storage', ['sqlite3', 'mcap'])
+def test_a_topic_the_command_reads_recorded_as_another_type_is_one_line(tmp_path, storage):
+    bag = WRITE_HUMBLE[storage](tmp_path / 'humble', recording('/tf'))
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF)
+    line = error_line(result)
+    assert '/tf' in line and UNKNOWN in line and 'tf2_msgs/msg/TFMessage' in line, line
+    assert not (tmp_path / 'out').exists()
+
+
+def test_joint_states_recorded_as_another_type_is_one_line_naming_source_list(tmp_path):
+    messages = [('/joint_states', UNKNOWN, START_NS + k, b'\x00\x01\x00\x00' + bytes(8))
+                for k in range(5)]
+    bag = write_humble_sqlite3(tmp_path / 'humble', messages)
+    line = error_line(run(bag, tmp_path / 'out', '--description', SAMPLE_URDF))
+    assert '/joint_states' in line and UNKNOWN in line and 'source_list' in line, line
