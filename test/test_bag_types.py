@@ -47,6 +47,8 @@ HUMBLE_QOS = ('- history: 3\n  depth: 0\n  reliability: 1\n  durability: 2\n  de
               '    nsec: 4294967295\n  liveliness: 1\n  liveliness_lease_duration:\n'
               '    sec: 2147483647\n    nsec: 4294967295\n  avoid_ros_namespace_conventions: '
               'false')
+# A publisher's RIHS01 hash as an Iron recorder stores it (any SHA-256 in hex).
+IRON_HASH = 'RIHS01_' + 'ab' * 32
 
 
 def joint_state(ns: int) -> bytes:
@@ -68,17 +70,23 @@ def recording(unknown_topic: str = '/gazebo/performance_metrics'
     return sorted(messages, key=lambda m: m[2])
 
 
-def humble_metadata(path: Path, storage: str, file: str, messages) -> None:
-    """metadata.yaml as Humble's rosbag2 writes it: version 5, QoS a string, no hash."""
+def write_metadata(path: Path, storage: str, file: str, messages, version: int = 5) -> None:
+    """metadata.yaml as Humble's rosbag2 writes it: version 5, QoS a string, no hash.
+
+    Iron's (version 7, yaml.hpp on iron) adds each topic's type_description_hash: IRON_HASH,
+    as its recorder has it from the publishers.
+    """
     topics = list(dict.fromkeys((topic, msgtype) for topic, msgtype, _, _ in messages))
     start = min(m[2] for m in messages)
     duration = max(m[2] for m in messages) - start
+    hashes = {'type_description_hash': IRON_HASH} if version >= 7 else {}
     information = {
-        'version': 5, 'storage_identifier': storage, 'duration': {'nanoseconds': duration},
+        'version': version, 'storage_identifier': storage,
+        'duration': {'nanoseconds': duration},
         'starting_time': {'nanoseconds_since_epoch': start}, 'message_count': len(messages),
         'topics_with_message_count': [
             {'topic_metadata': {'name': topic, 'type': msgtype, 'serialization_format': 'cdr',
-                                'offered_qos_profiles': HUMBLE_QOS},
+                                'offered_qos_profiles': HUMBLE_QOS, **hashes},
              'message_count': sum(1 for m in messages if m[0] == topic)}
             for topic, msgtype in topics],
         'compression_format': '', 'compression_mode': '', 'relative_file_paths': [file],
@@ -114,7 +122,7 @@ def write_humble_sqlite3(path: Path, messages) -> Path:
                          (ids[topic], log_ns, data))
     database.commit()
     database.close()
-    humble_metadata(path, 'sqlite3', 'run_0.db3', messages)
+    write_metadata(path, 'sqlite3', 'run_0.db3', messages)
     return path
 
 
@@ -127,11 +135,13 @@ def _string(text: str) -> bytes:
     return struct.pack('<I', len(data)) + data
 
 
-def write_humble_mcap(path: Path, messages, encoding: str = '') -> Path:
+def write_humble_mcap(path: Path, messages, encoding: str = '', version: int = 5) -> Path:
     """A bag as Humble's MCAP storage writes it, unindexed (the MCAP specification's records).
 
     Each type's schema has no data and the encoding `encoding` ('' where the definition was not
-    found); each channel its offered QoS as Humble's string.
+    found; 'unknown' where the type name was not understood); each channel its offered QoS as
+    Humble's string. `version` 7: as Iron writes it (its MCAPStorage::create_topic writes the
+    definition rosbag2_cpp gives, empty of encoding '' for a type it cannot find).
     """
     path.mkdir()
     out = BytesIO()
@@ -158,7 +168,7 @@ def write_humble_mcap(path: Path, messages, encoding: str = '') -> Path:
     _record(out, 0x02, struct.pack('<QQI', 0, 0, 0))  # footer: no summary
     out.write(b'\x89MCAP0\r\n')
     (path / 'run_0.mcap').write_bytes(out.getvalue())
-    humble_metadata(path, 'mcap', 'run_0.mcap', messages)
+    write_metadata(path, 'mcap', 'run_0.mcap', messages, version)
     return path
 
 
@@ -241,3 +251,43 @@ def test_joint_states_recorded_as_another_type_is_one_line_naming_source_list(tm
     bag = write_humble_sqlite3(tmp_path / 'humble', messages)
     line = error_line(run(bag, tmp_path / 'out', '--description', SAMPLE_URDF))
     assert '/joint_states' in line and UNKNOWN in line and 'source_list' in line, line
+
+
+def test_an_iron_bag_with_a_type_nobody_knows_keeps_its_hash(tmp_path):
+    messages = recording()
+    bag = write_humble_mcap(tmp_path / 'iron', messages, version=7)
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF, '--distro', 'jazzy')
+    assert result.returncode == 0, result.stderr
+    output, connections = read_output(tmp_path / 'out')
+    assert [(log_ns, data) for topic, log_ns, data in output
+            if topic == '/gazebo/performance_metrics'] == [
+        (log_ns, data) for topic, _, log_ns, data in messages
+        if topic == '/gazebo/performance_metrics']
+    assert connections['/gazebo/performance_metrics'].msgdef.format is \
+        MessageDefinitionFormat.NONE
+    # rosbag2 keeps a topic's recorded hash (TopicMetadata.type_description_hash), whatever
+    # its definition.
+    assert connections['/gazebo/performance_metrics'].digest == IRON_HASH
+
+
+def test_a_definition_encoding_rosbags_cannot_read_is_one_line(tmp_path):
+    # An Iron sqlite3 bag: rosbag2 stores a type whose definition it cannot find as a
+    # message_definitions row of encoding '' (SqliteStorage::create_topic, on iron).
+    messages = recording()
+    bag = write_humble_sqlite3(tmp_path / 'iron', messages)
+    [database] = bag.glob('*.db3')
+    with sqlite3.connect(database) as db:
+        db.executescript("""
+            UPDATE schema SET schema_version = 4;
+            ALTER TABLE topics ADD COLUMN type_description_hash TEXT NOT NULL DEFAULT '';
+            CREATE TABLE message_definitions(id INTEGER PRIMARY KEY, topic_type TEXT NOT NULL,
+                encoding TEXT NOT NULL, encoded_message_definition TEXT NOT NULL,
+                type_description_hash TEXT NOT NULL);
+        """)
+        db.execute('INSERT INTO message_definitions (topic_type, encoding, '
+                   'encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)',
+                   (UNKNOWN, '', '', ''))
+    db.close()
+    line = error_line(run(bag, tmp_path / 'out', '--description', SAMPLE_URDF))
+    assert str(bag) in line and "encoding ''" in line and 'ros2 bag convert' in line, line
+    assert not (tmp_path / 'out').exists()

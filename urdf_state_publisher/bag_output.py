@@ -164,17 +164,16 @@ _NO_HASH = 'RIHS01_' + '0' * 64
 
 @cache
 def _writer_class() -> type:
-    """rosbags' Writer whose storages write a type without a definition as rosbag2 does.
+    """The Writer of rosbags, its storages writing a type without a definition as rosbag2 does.
 
     rosbag2 writes the definition of a type it cannot find as an empty one, of no encoding
-    (rosbag2_storage's MessageDefinition::empty_message_definition_for, used by rosbag2_cpp's
-    SequentialWriter::create_topic on Iron, Jazzy and Rolling; on Humble, rosbag2_storage_mcap's
-    MCAPStorage::create_topic does the same). MCAP: a schema of the type's name with an empty
-    encoding and no data. sqlite3: Iron on store a message_definitions row of encoding '', which
-    rosbags (0.11.9, in Sqlite3Reader) cannot open, so the row is left out, which every rosbag2
-    reads the same (a type without a row has no definition; Humble's schema has no such table).
-    rosbags writes every definition as ros2msg or ros2idl, so the two storages are its own,
-    differing only there.
+    (rosbag2_storage's MessageDefinition::empty_message_definition_for, which rosbag2_cpp's
+    SequentialWriter::create_topic takes on Iron, Jazzy and Rolling; on Humble,
+    rosbag2_storage_mcap's MCAPStorage::create_topic writes the same). In MCAP: a schema of the
+    type's name, of encoding '' and no data, as here. In sqlite3, Iron on: a message_definitions
+    row of encoding '', which rosbags (0.11, Sqlite3Reader) cannot open; here no row, which
+    rosbag2 reads the same (its definitions are the rows there are; Humble's schema has no such
+    table). rosbags' own storages write every definition as ros2msg or ros2idl.
     """
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.rosbag2.storage_mcap import McapWriter, Schema, write_schema
