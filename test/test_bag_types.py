@@ -190,6 +190,18 @@ def read_output(path: Path) -> tuple[list, dict]:
         reader.close()
 
 
+def sent(messages) -> list[tuple[int, bytes]]:
+    """The recording's messages of the type nobody knows: log time, bytes."""
+    return [(log_ns, data) for topic, _, log_ns, data in messages
+            if topic == '/gazebo/performance_metrics']
+
+
+def copied(output) -> list[tuple[int, bytes]]:
+    """The output's messages of that topic: log time, bytes."""
+    return [(log_ns, data) for topic, log_ns, data in output
+            if topic == '/gazebo/performance_metrics']
+
+
 @pytest.mark.parametrize('storage', ['sqlite3', 'mcap'])
 @pytest.mark.parametrize('distro', ['humble', 'jazzy', 'kilted'])
 def test_a_humble_bag_with_a_type_nobody_knows_is_converted_and_that_topic_copied(
@@ -200,10 +212,7 @@ def test_a_humble_bag_with_a_type_nobody_knows_is_converted_and_that_topic_copie
     assert result.returncode == 0, result.stderr
     output, connections = read_output(tmp_path / 'out')
     # Byte for byte, at their log times, whatever its type.
-    assert [(topic, log_ns, data) for topic, log_ns, data in output
-            if topic == '/gazebo/performance_metrics'] == [
-        (topic, log_ns, data) for topic, _, log_ns, data in messages
-        if topic == '/gazebo/performance_metrics']
+    assert copied(output) == sent(messages)
     assert any(topic == '/tf' for topic, _, _ in output)  # and the run computed
     unknown = connections['/gazebo/performance_metrics']
     assert unknown.msgtype == UNKNOWN
@@ -259,10 +268,7 @@ def test_an_iron_bag_with_a_type_nobody_knows_keeps_its_hash(tmp_path):
     result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF, '--distro', 'jazzy')
     assert result.returncode == 0, result.stderr
     output, connections = read_output(tmp_path / 'out')
-    assert [(log_ns, data) for topic, log_ns, data in output
-            if topic == '/gazebo/performance_metrics'] == [
-        (log_ns, data) for topic, _, log_ns, data in messages
-        if topic == '/gazebo/performance_metrics']
+    assert copied(output) == sent(messages)
     assert connections['/gazebo/performance_metrics'].msgdef.format is \
         MessageDefinitionFormat.NONE
     # rosbag2 keeps a topic's recorded hash (TopicMetadata.type_description_hash), whatever
@@ -291,3 +297,16 @@ def test_a_definition_encoding_rosbags_cannot_read_is_one_line(tmp_path):
     line = error_line(run(bag, tmp_path / 'out', '--description', SAMPLE_URDF))
     assert str(bag) in line and "encoding ''" in line and 'ros2 bag convert' in line, line
     assert not (tmp_path / 'out').exists()
+
+
+@pytest.mark.parametrize('storage', ['sqlite3', 'mcap'])
+def test_an_output_with_a_type_nobody_knows_is_itself_an_input(tmp_path, storage):
+    messages = recording()
+    bag = WRITE_HUMBLE[storage](tmp_path / 'humble', messages)
+    first = run(bag, tmp_path / 'first', '--description', SAMPLE_URDF, '--distro', 'jazzy')
+    assert first.returncode == 0, first.stderr
+    second = run(tmp_path / 'first', tmp_path / 'second', '--description', SAMPLE_URDF)
+    assert second.returncode == 0, second.stderr
+    output, connections = read_output(tmp_path / 'second')
+    assert copied(output) == sent(messages)
+    assert connections['/gazebo/performance_metrics'].msgdef.data == ''
