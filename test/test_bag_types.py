@@ -190,16 +190,14 @@ def read_output(path: Path) -> tuple[list, dict]:
         reader.close()
 
 
-def sent(messages) -> list[tuple[int, bytes]]:
-    """The recording's messages of the type nobody knows: log time, bytes."""
-    return [(log_ns, data) for topic, _, log_ns, data in messages
-            if topic == '/gazebo/performance_metrics']
+def sent(messages, name: str = '/gazebo/performance_metrics') -> list[tuple[int, bytes]]:
+    """The recording's messages on `name` (the type nobody knows): log time, bytes."""
+    return [(log_ns, data) for topic, _, log_ns, data in messages if topic == name]
 
 
-def copied(output) -> list[tuple[int, bytes]]:
-    """The output's messages of that topic: log time, bytes."""
-    return [(log_ns, data) for topic, log_ns, data in output
-            if topic == '/gazebo/performance_metrics']
+def copied(output, name: str = '/gazebo/performance_metrics') -> list[tuple[int, bytes]]:
+    """The output's messages on `name`: log time, bytes."""
+    return [(log_ns, data) for topic, log_ns, data in output if topic == name]
 
 
 @pytest.mark.parametrize('storage', ['sqlite3', 'mcap'])
@@ -252,6 +250,15 @@ def test_a_topic_the_command_reads_recorded_as_another_type_is_one_line(tmp_path
     line = error_line(result)
     assert '/tf' in line and UNKNOWN in line and 'tf2_msgs/msg/TFMessage' in line, line
     assert not (tmp_path / 'out').exists()
+    # What it says to do: the command's /tf elsewhere, the recorded one copied as it is.
+    assert '-r /tf:=/another/name' in line, line
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF, '--ros-args', '-r',
+                 '/tf:=/another/name')
+    assert result.returncode == 0, result.stderr
+    output, connections = read_output(tmp_path / 'out')
+    assert connections['/tf'].msgtype == UNKNOWN
+    assert copied(output, '/tf') == sent(recording('/tf'), '/tf')
+    assert connections['/another/name'].msgtype == 'tf2_msgs/msg/TFMessage'
 
 
 def test_joint_states_recorded_as_another_type_is_one_line_naming_source_list(tmp_path):

@@ -50,9 +50,9 @@ def check_read_types(input_path: Path, topics: list[InputTopic], roles: dict,
         if recorded.topic in names.sources:
             remedy = ('read the JointStates from another topic with --ros-args -p '
                       'source_list:=[TOPIC]')
-        else:
-            remedy = (f'give the command its {expected} on another name with --ros-args -r '
-                      f'{recorded.topic}:=/another/name')
+        else:  # the recorded topic is then copied as it is
+            remedy = (f"move the command's own {recorded.topic} to another name with "
+                      f'--ros-args -r {recorded.topic}:=/another/name')
         raise BagInputError(
             f'{input_path}: topic {recorded.topic} is recorded as {recorded.msgtype}, which the '
             f'command cannot read: it reads {expected} there; {remedy}')
