@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from rosbags.interfaces import MessageDefinitionFormat
 from rosbags.rosbag2 import Reader
-from rosbags.typesys import get_typestore, Stores
+from rosbags.typesys import get_types_from_msg, get_typestore, Stores
 import yaml
 
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
@@ -135,13 +135,15 @@ def _string(text: str) -> bytes:
     return struct.pack('<I', len(data)) + data
 
 
-def write_humble_mcap(path: Path, messages, encoding: str = '', version: int = 5) -> Path:
+def write_humble_mcap(path: Path, messages, encoding: str = '', version: int = 5,
+                      definitions: dict[str, tuple[str, str]] | None = None) -> Path:
     """A bag as Humble's MCAP storage writes it, unindexed (the MCAP specification's records).
 
     Each type's schema has no data and the encoding `encoding` ('' where the definition was not
     found; 'unknown' where the type name was not understood); each channel its offered QoS as
     Humble's string. `version` 7: as Iron writes it (its MCAPStorage::create_topic writes the
     definition rosbag2_cpp gives, empty of encoding '' for a type it cannot find).
+    `definitions`: the encoding and text of the types whose definitions were found.
     """
     path.mkdir()
     out = BytesIO()
@@ -153,8 +155,9 @@ def write_humble_mcap(path: Path, messages, encoding: str = '', version: int = 5
     for topic, msgtype, log_ns, data in messages:
         if msgtype not in schemas:
             schemas[msgtype] = len(schemas) + 1
+            found, text = (definitions or {}).get(msgtype, (encoding, ''))
             _record(out, 0x03, struct.pack('<H', schemas[msgtype]) + _string(msgtype)
-                    + _string(encoding) + struct.pack('<I', 0))
+                    + _string(found) + _string(text))
         if topic not in channels:
             channels[topic] = len(channels) + 1
             metadata = _string('offered_qos_profiles') + _string(HUMBLE_QOS)
@@ -317,3 +320,27 @@ def test_an_output_with_a_type_nobody_knows_is_itself_an_input(tmp_path, storage
     output, connections = read_output(tmp_path / 'second')
     assert copied(output) == sent(messages)
     assert connections['/gazebo/performance_metrics'].msgdef.data == ''
+
+
+def test_a_humble_mcaps_own_definitions_are_copied_as_recorded(tmp_path):
+    # Humble's MCAP storage writes the definitions it finds: .msg text (ros2msg), or IDL
+    # (ros2idl, rosbag2's IDL files concatenated) for a type defined only in IDL.
+    own_msg = ('my_robot_msgs/msg/Status', 'int32 level\nstring text\n')
+    own_idl = ('my_robot_msgs/msg/Pose2', '=' * 80 + '\nIDL: my_robot_msgs/msg/Pose2\n'
+               'module my_robot_msgs { module msg { struct Pose2 { double x; }; }; };\n')
+    messages = sorted([*recording(), ('/status', own_msg[0], START_NS + 7, b'\x00\x01\x00\x00'),
+                       ('/pose2', own_idl[0], START_NS + 8, b'\x00\x01\x00\x00' + bytes(8))],
+                      key=lambda m: m[2])
+    bag = write_humble_mcap(tmp_path / 'humble', messages, definitions={
+        own_msg[0]: ('ros2msg', own_msg[1]), own_idl[0]: ('ros2idl', own_idl[1])})
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF, '--distro', 'jazzy')
+    assert result.returncode == 0, result.stderr
+    output, connections = read_output(tmp_path / 'out')
+    assert copied(output, '/pose2') == sent(messages, '/pose2')
+    assert connections['/status'].msgdef == (MessageDefinitionFormat.MSG, own_msg[1])
+    assert connections['/pose2'].msgdef == (MessageDefinitionFormat.IDL, own_idl[1])
+    # Its hash: that of the .msg text, as a store of it alone hashes it; none for the IDL.
+    store = get_typestore(Stores.EMPTY)
+    store.register(get_types_from_msg(own_msg[1], own_msg[0]))
+    assert connections['/status'].digest == store.hash_rihs01(own_msg[0])
+    assert connections['/pose2'].digest == ''

@@ -62,21 +62,28 @@ def copied_definition(recording: InputBag, recorded: InputTopic) -> tuple[str, s
     """The definition and RIHS01 hash a recorded topic is copied with.
 
     Its definition as recorded; for one recorded without its hash (a Humble bag's metadata has
-    none: this command's own Humble outputs), the hash of its text. For one recorded without a
-    definition (before Iron), Jazzy's where Jazzy's store knows the type; else none, as rosbag2
-    writes it (empty text and, without a recorded one, an empty hash).
+    none: this command's own Humble outputs, Humble's MCAP files), the hash of its text, or none
+    where rosbags cannot parse it (an IDL definition, as rosbag2 concatenates them). For one
+    recorded without a definition (before Iron), Jazzy's where Jazzy's store knows the type;
+    else none, as rosbag2 writes it (empty text and, without a recorded one, an empty hash).
     """
     msgdef, digest = recorded.msgdef, recorded.digest
-    if msgdef and not digest:
-        from rosbags.typesys import get_types_from_msg, get_typestore, Stores
-
-        own = get_typestore(Stores.EMPTY)
-        own.register(get_types_from_msg(msgdef, recorded.msgtype))
-        return msgdef, own.hash_rihs01(recorded.msgtype)
     if msgdef:
-        return msgdef, digest
+        return msgdef, digest or _hash_of(msgdef, recorded.msgtype)
     known = recording.typestore
     if recorded.msgtype not in known.types:
         return '', digest or ''
     return (known.generate_msgdef(recorded.msgtype, ros_version=2)[0],
             known.hash_rihs01(recorded.msgtype))
+
+
+def _hash_of(msgdef: str, msgtype: str) -> str:
+    """The RIHS01 hash of a recorded .msg definition; '' where rosbags cannot parse it."""
+    from rosbags.typesys import get_types_from_msg, get_typestore, Stores, TypesysError
+
+    own = get_typestore(Stores.EMPTY)
+    try:
+        own.register(get_types_from_msg(msgdef, msgtype))
+        return own.hash_rihs01(msgtype)
+    except (TypesysError, KeyError):  # not .msg text, or a type it holds not defined in it
+        return ''
