@@ -92,11 +92,13 @@ def write_metadata(path: Path, storage: str, file: str, messages, version: int =
         'compression_format': '', 'compression_mode': '', 'relative_file_paths': [file],
         'files': [{'path': file, 'starting_time': {'nanoseconds_since_epoch': start},
                    'duration': {'nanoseconds': duration}, 'message_count': len(messages)}]}
+    if version < 5:  # Galactic's version 4 lists no files (yaml.hpp: `files` from version 5)
+        del information['files']
     (path / 'metadata.yaml').write_text(
         yaml.safe_dump({'rosbag2_bagfile_information': information}, sort_keys=False))
 
 
-def write_humble_sqlite3(path: Path, messages) -> Path:
+def write_humble_sqlite3(path: Path, messages, version: int = 5) -> Path:
     """A bag as Humble's sqlite3 storage writes it (its SqliteStorage::initialize, schema 3)."""
     path.mkdir()
     database = sqlite3.connect(path / 'run_0.db3')
@@ -122,7 +124,7 @@ def write_humble_sqlite3(path: Path, messages) -> Path:
                          (ids[topic], log_ns, data))
     database.commit()
     database.close()
-    write_metadata(path, 'sqlite3', 'run_0.db3', messages)
+    write_metadata(path, 'sqlite3', 'run_0.db3', messages, version)
     return path
 
 
@@ -344,3 +346,17 @@ def test_a_humble_mcaps_own_definitions_are_copied_as_recorded(tmp_path):
     store.register(get_types_from_msg(own_msg[1], own_msg[0]))
     assert connections['/status'].digest == store.hash_rihs01(own_msg[0])
     assert connections['/pose2'].digest == ''
+
+
+def test_a_version_4_bag_with_a_type_nobody_knows_is_converted_for_humble(tmp_path):
+    messages = recording()
+    bag = write_humble_sqlite3(tmp_path / 'galactic', messages, version=4)
+    result = run(bag, tmp_path / 'out', '--description', SAMPLE_URDF)
+    assert result.returncode == 0, result.stderr
+    output, connections = read_output(tmp_path / 'out')
+    assert copied(output) == sent(messages)
+    # Written for the oldest distro that reads it: Humble's version 5.
+    information = yaml.safe_load((tmp_path / 'out' / 'metadata.yaml').read_text())[
+        'rosbag2_bagfile_information']
+    assert information['version'] == 5
+    assert connections['/gazebo/performance_metrics'].msgdef.data == ''
