@@ -363,3 +363,11 @@ def test_a_version_4_bag_with_a_type_nobody_knows_is_converted_for_humble(tmp_pa
         'rosbag2_bagfile_information']
     assert information['version'] == 5
     assert connections['/gazebo/performance_metrics'].msgdef.data == ''
+
+
+def test_an_mcap_schema_of_encoding_unknown_is_one_line(tmp_path):
+    # Humble's MCAP storage writes 'unknown' for a type name its definition search does not
+    # understand (message_definition_cache's Format::UNKNOWN); rosbags cannot read it.
+    bag = write_humble_mcap(tmp_path / 'humble', recording(), encoding='unknown')
+    line = error_line(run(bag, tmp_path / 'out', '--description', SAMPLE_URDF))
+    assert str(bag) in line and "encoding 'unknown'" in line, line
