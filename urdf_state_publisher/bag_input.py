@@ -164,6 +164,15 @@ class Rosbag2Input:
         try:
             self._reader = Reader(path)
             self._reader.open()
+        except KeyError as error:
+            # rosbags (0.11) reads a storage's definition encodings by a table of those it
+            # knows: an sqlite3 bag of Iron on, where rosbag2 stored '' for a type whose
+            # definition it could not find, or the 'unknown' of a type name it did not
+            # understand, raises the encoding.
+            raise BagInputError(
+                f'{path}: a message definition is stored with the encoding {error.args[0]!r}, '
+                'which rosbags cannot read; rewrite the bag as MCAP with `ros2 bag convert` '
+                '(storage_id: mcap) and give that') from None
         except Exception as error:  # noqa: BLE001 - rosbags raises anything on a damaged file
             raise BagInputError(
                 f'{path}: cannot read it as a rosbag2 bag ({_reason(error)})') from None

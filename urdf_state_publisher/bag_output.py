@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 import shutil
 import sqlite3
@@ -120,11 +121,12 @@ def open_writer(path: Path, output: OutputFormat) -> Any:
 
     File compression is applied by finish_output, once the metadata is final.
     """
-    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
+    from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin
 
-    writer = Writer(path, version=max(METADATA_VERSIONS[output.distro], _OLDEST_WRITTEN),
-                    storage_plugin=StoragePlugin.MCAP
-                    if output.storage == 'mcap' else StoragePlugin.SQLITE3)
+    writer = _writer_class()(path, version=max(METADATA_VERSIONS[output.distro],
+                                               _OLDEST_WRITTEN),
+                             storage_plugin=StoragePlugin.MCAP
+                             if output.storage == 'mcap' else StoragePlugin.SQLITE3)
     if output.compression == 'message':
         writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
     writer.open()
@@ -143,11 +145,58 @@ class OutputConnection:
 
 
 def add_connections(writer: Any, connections: Sequence[OutputConnection]) -> list:
-    """Each connection added to an open rosbags Writer, in order: their handles."""
-    return [writer.add_connection(c.topic, c.msgtype, msgdef=c.msgdef, rihs01=c.rihs01,
-                                  serialization_format='cdr',
+    """Each connection added to an open Writer of open_writer, in order: their handles.
+
+    A connection without a definition (`msgdef` empty) is written as rosbag2 writes a type whose
+    definition it cannot find (see _writer_class).
+    """
+    return [writer.add_connection(c.topic, c.msgtype, msgdef=c.msgdef,
+                                  rihs01=c.rihs01 or _NO_HASH, serialization_format='cdr',
                                   offered_qos_profiles=c.offered_qos_profiles)
             for c in connections]
+
+
+# rosbags' Writer takes a hash with every connection. A type copied without its hash is added
+# with this one, which no type has (RIHS01 hashes are SHA-256), then written without one: an
+# empty type_description_hash (the metadata's and the sqlite3 topics table's, finish_output).
+_NO_HASH = 'RIHS01_' + '0' * 64
+
+
+@cache
+def _writer_class() -> type:
+    """The Writer of rosbags, its storages writing a type without a definition as rosbag2 does.
+
+    rosbag2 writes the definition of a type it cannot find as an empty one, of no encoding
+    (rosbag2_storage's MessageDefinition::empty_message_definition_for, which rosbag2_cpp's
+    SequentialWriter::create_topic takes on Iron, Jazzy and Rolling; on Humble,
+    rosbag2_storage_mcap's MCAPStorage::create_topic writes the same). In MCAP: a schema of the
+    type's name, of encoding '' and no data, as here. In sqlite3, Iron on: a message_definitions
+    row of encoding '', which rosbags (0.11, Sqlite3Reader) cannot open; here no row, which
+    rosbag2 reads the same (its definitions are the rows there are; Humble's schema has no such
+    table). rosbags' own storages write every definition as ros2msg or ros2idl.
+    """
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.rosbag2.storage_mcap import McapWriter, Schema, write_schema
+    from rosbags.rosbag2.storage_sqlite3 import Sqlite3Writer
+
+    class McapStorage(McapWriter):
+        def add_msgtype(self, connection: Any) -> None:
+            if connection.msgdef.data:
+                super().add_msgtype(connection)
+                return
+            self.schemas.append(Schema(len(self.schemas) + 1, connection.msgtype, '', ''))
+            write_schema(self.chunk.bio, self.schemas[-1])
+
+    class Sqlite3Storage(Sqlite3Writer):
+        def add_msgtype(self, connection: Any) -> None:
+            if connection.msgdef.data:
+                super().add_msgtype(connection)
+
+    class OutputWriter(Writer):
+        STORAGE_PLUGINS = {StoragePlugin.SQLITE3: Sqlite3Storage,
+                           StoragePlugin.MCAP: McapStorage}
+
+    return OutputWriter
 
 
 class BagOutputError(Exception):
@@ -201,6 +250,9 @@ def finish_output(path: Path, output: OutputFormat) -> None:
     metadata_path = path / 'metadata.yaml'
     document = yaml.safe_load(metadata_path.read_text())
     information = document['rosbag2_bagfile_information']
+    for topic in information['topics_with_message_count']:
+        if topic['topic_metadata'].get('type_description_hash') == _NO_HASH:
+            topic['topic_metadata']['type_description_hash'] = ''
     if METADATA_VERSIONS[output.distro] < _OLDEST_WRITTEN:
         _as_humble(information)
     else:
@@ -218,6 +270,8 @@ def finish_output(path: Path, output: OutputFormat) -> None:
         for name in names:
             with sqlite3.connect(path / name) as database:
                 database.execute('UPDATE schema SET ros_distro = ?', (output.distro,))
+                database.execute('UPDATE topics SET type_description_hash = ? WHERE '
+                                 'type_description_hash = ?', ('', _NO_HASH))
                 database.execute('UPDATE metadata SET metadata_version = ?, metadata = ?',
                                  (information['version'], text))
             database.close()

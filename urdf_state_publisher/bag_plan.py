@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from urdf_state_publisher.bag_folders import Recording, SplitRecording
 from urdf_state_publisher.bag_input import BagInputError, InputBag, open_bag
@@ -22,6 +21,7 @@ from urdf_state_publisher.bag_output import (
     rosbag_qos,
 )
 from urdf_state_publisher.bag_routing import our_topics, Role, route, TopicNames
+from urdf_state_publisher.bag_types import check_read_types, copied_definition
 from urdf_state_publisher.errors import StartupError
 from urdf_state_publisher.exit_status import FAILED, FINDINGS, OK, UNFIT
 from urdf_state_publisher.parameters import NodeConfig, ParameterValueError
@@ -188,6 +188,7 @@ def plan_run(input_path: Recording, output: Path, options: RunOptions) -> RunPla
     try:
         _check_inputs(input_path, recording, names, resolved, config.publish_joint_states)
         roles = route({t.id: t.topic for t in recording.topics}, names)
+        check_read_types(input_path, recording.topics, roles, names)
         connections = [
             OutputConnection(topic, msgtype, *OUTPUT_TYPES[msgtype], [rosbag_qos(profile)])
             for topic, (msgtype, profile) in our_topics(names).items()]
@@ -196,7 +197,12 @@ def plan_run(input_path: Recording, output: Path, options: RunOptions) -> RunPla
         for recorded in recording.topics:
             if roles[recorded.id] in (Role.COPY, Role.FEED):
                 copies[recorded.id] = len(connections)
-                connections.append(_copied(input_path, recording, recorded))
+                connections.append(OutputConnection(
+                    recorded.topic, recorded.msgtype, *copied_definition(recording, recorded),
+                    recorded.offered_qos_profiles))
+    except BagInputError as error:
+        recording.close()
+        raise BagError(str(error)) from None
     except BaseException:
         recording.close()
         raise
@@ -237,32 +243,3 @@ def _check_inputs(input_path: Recording, recording: InputBag, names: TopicNames,
     raise BagError(
         f'{input_path} has no joint-state topic {", ".join(names.sources)}, nor any '
         f'topic of JointStates; its topics are {", ".join(sorted(recorded)) or "none"}')
-
-
-def _copied(input_path: Recording, recording: InputBag, recorded: Any) -> OutputConnection:
-    """The output's connection of a recorded topic copied.
-
-    Its definition as recorded, or Jazzy's for a bag recorded without definitions (before Iron).
-    A definition recorded without its hash (a Humble bag's metadata has none: this command's
-    own Humble outputs) is hashed from its text.
-    """
-    msgdef, digest = recorded.msgdef, recorded.digest
-    if msgdef and not digest:
-        from rosbags.typesys import get_types_from_msg, get_typestore, Stores
-
-        own = get_typestore(Stores.EMPTY)
-        own.register(get_types_from_msg(msgdef, recorded.msgtype))
-        digest = own.hash_rihs01(recorded.msgtype)
-    elif not msgdef or not digest:
-        known = recording.typestore
-        if recorded.msgtype not in known.types:
-            raise BagError(
-                f'{input_path}: topic {recorded.topic} ({recorded.msgtype}) is recorded '
-                'without its message definition, which is needed to copy it; record with a '
-                'newer rosbag2, or leave the topic out of the input')
-        msgdef = known.generate_msgdef(recorded.msgtype, ros_version=2)[0]
-        digest = known.hash_rihs01(recorded.msgtype)
-    return OutputConnection(recorded.topic, recorded.msgtype, msgdef, digest,
-                            recorded.offered_qos_profiles)
-
-
