@@ -72,7 +72,7 @@ from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.node import UrdfStatePublisher
-from urdf_state_publisher.qos import TF_QOS
+from urdf_state_publisher.qos_profiles import TF_QOS
 
 # Read by rclpy.init() and inherited by the processes started here: a domain of our own, so
 # that no figure includes another run's traffic (the tests set theirs before starting us).

@@ -67,7 +67,7 @@ from urdf_state_publisher.bag_stops import (
     stopped_after_done,
     stops_deferred,
 )
-from urdf_state_publisher.process import STOP_SIGNALS
+from urdf_state_publisher.stop_signals import STOP_SIGNALS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -22,14 +22,14 @@ import sys
 from typing import TYPE_CHECKING
 
 from urdf_state_publisher.errors import StartupError
+from urdf_state_publisher.stop_signals import STOP_SIGNALS
 
 if TYPE_CHECKING:
     from rclpy.node import Node
 
-__all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'container_main', 'init_ros', 'main',
+__all__ = ['StopRequest', 'TEARDOWN_LIMIT_S', 'container_main', 'init_ros', 'main',
            'run_node', 'spin_until_stopped']
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_POLL_S = 0.1  # how long a stop request may wait for the executor to wake up
 # After a stop, how long ROS may take to tear the node down before the process ends anyway.
 TEARDOWN_LIMIT_S = 4.0
