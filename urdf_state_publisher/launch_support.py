@@ -24,7 +24,6 @@ from urdf_state_publisher.parameters import (
     launch_value,
     ParameterSpec,
     ParameterValueError,
-    xacro_mappings,
 )
 
 if TYPE_CHECKING:
@@ -87,6 +86,7 @@ def viewer_flags(configurations: Mapping[str, str]) -> dict[str, bool]:
 
 
 def _xacro_args(configurations: Mapping[str, str]) -> tuple[str, ...]:
+    from urdf_state_publisher.description.files import xacro_mappings
     from urdf_state_publisher.errors import DescriptionError
 
     arguments = tuple(_given(configurations, 'xacro_args').split())

@@ -12,43 +12,23 @@ This module imports no ROS package, so the launch files and the ROS-free tests c
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 import re
 import sys
 import textwrap
 
 from urdf_state_publisher.errors import DescriptionError
-from urdf_state_publisher.quoting import quoted
 
 __all__ = [
     'DOCUMENTED', 'LAUNCH_OVERRIDES', 'NodeConfig', 'PARAMETERS', 'ParameterSpec',
     'ParameterValueError', 'USE_SIM_TIME', 'config_yaml', 'launch_default_text', 'launch_value',
-    'readme_table', 'xacro_mappings',
+    'readme_table',
 ]
 
 
 class ParameterValueError(ValueError):
     """A parameter value the node cannot use; the message names the parameter."""
-
-
-def xacro_mappings(arguments: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
-    """The arguments for xacro (xacro_args, the API's) as a mapping; DescriptionError if not.
-
-    Given as a mapping or as 'name:=value' strings.
-    """
-    if isinstance(arguments, Mapping):
-        return {str(name): str(value) for name, value in arguments.items()}
-    if isinstance(arguments, str):
-        arguments = [arguments]
-    mappings = {}
-    for argument in arguments:
-        name, separator, value = str(argument).partition(':=')
-        if not separator or not name:
-            raise DescriptionError(
-                f'xacro argument {quoted(argument)} is not of the form name:=value')
-        mappings[name] = value
-    return mappings
 
 
 # The value types, by the Python type of the default: (ROS ParameterType name, documented name).
@@ -227,6 +207,9 @@ class NodeConfig:
         """
         config = cls(**{spec.name: spec.check(values.get(spec.name, spec.default))
                         for spec in PARAMETERS})
+        # Imported here: the description's modules load numpy, the launch files need not.
+        from urdf_state_publisher.description.files import xacro_mappings
+
         try:
             xacro_mappings(config.xacro_args)
         except DescriptionError as error:
