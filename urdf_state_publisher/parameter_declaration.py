@@ -1,4 +1,4 @@
-"""The node's parameters declared on an rclpy node, typed, from the table in parameters.py."""
+"""The node's parameters declared on an rclpy node, typed, from the table PARAMETERS."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The rclpy QoSProfile of each profile in qos.py, for the node, its container and the tests."""
+"""The rclpy QoSProfile of each profile in qos.py: for the node, the container, the tests."""
 
 from __future__ import annotations
 
