@@ -25,6 +25,7 @@ from urdf_state_publisher.parameters import (
     ParameterSpec,
     ParameterValueError,
 )
+from urdf_state_publisher.xacro_arguments import xacro_mappings
 
 if TYPE_CHECKING:
     from urdf_state_publisher.description import DescriptionText
@@ -86,7 +87,6 @@ def viewer_flags(configurations: Mapping[str, str]) -> dict[str, bool]:
 
 
 def _xacro_args(configurations: Mapping[str, str]) -> tuple[str, ...]:
-    from urdf_state_publisher.description.files import xacro_mappings
     from urdf_state_publisher.errors import DescriptionError
 
     arguments = tuple(_given(configurations, 'xacro_args').split())

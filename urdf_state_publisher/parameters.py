@@ -19,6 +19,7 @@ import sys
 import textwrap
 
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.xacro_arguments import xacro_mappings
 
 __all__ = [
     'DOCUMENTED', 'LAUNCH_OVERRIDES', 'NodeConfig', 'PARAMETERS', 'ParameterSpec',
@@ -207,9 +208,6 @@ class NodeConfig:
         """
         config = cls(**{spec.name: spec.check(values.get(spec.name, spec.default))
                         for spec in PARAMETERS})
-        # Imported here: the description's modules load numpy, the launch files need not.
-        from urdf_state_publisher.description.files import xacro_mappings
-
         try:
             xacro_mappings(config.xacro_args)
         except DescriptionError as error:

@@ -20,31 +20,13 @@ from urdf_state_publisher.description.parse import parse_description
 from urdf_state_publisher.description.records import Description
 from urdf_state_publisher.description.unknown_names import near_miss
 from urdf_state_publisher.errors import DescriptionError
-from urdf_state_publisher.quoting import cut, quoted
+from urdf_state_publisher.quoting import cut
+from urdf_state_publisher.xacro_arguments import xacro_mappings
 
-__all__ = ['DescriptionText', 'expand_xacro', 'read_description_file', 'xacro_mappings']
+__all__ = ['DescriptionText', 'expand_xacro', 'read_description_file']
 
 # xacro keeps its file stack and arguments in module globals.
 _XACRO_LOCK = threading.Lock()
-
-
-def xacro_mappings(arguments: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
-    """The arguments for xacro (xacro_args, the API's) as a mapping; DescriptionError if not.
-
-    Given as a mapping or as 'name:=value' strings.
-    """
-    if isinstance(arguments, Mapping):
-        return {str(name): str(value) for name, value in arguments.items()}
-    if isinstance(arguments, str):
-        arguments = [arguments]
-    mappings = {}
-    for argument in arguments:
-        name, separator, value = str(argument).partition(':=')
-        if not separator or not name:
-            raise DescriptionError(
-                f'xacro argument {quoted(argument)} is not of the form name:=value')
-        mappings[name] = value
-    return mappings
 
 
 @dataclass(frozen=True)
