@@ -128,7 +128,7 @@ class _MissingOracleModule(pytest.Module):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path: Path, parent) -> pytest.Module | None:
-    if module_path.parent != TEST_DIR:
+    if TEST_DIR not in module_path.parents:  # test/ and its folders
         return None
     oracle = ORACLES.get(module_path.name)
     if oracle is None or not oracle.missing():

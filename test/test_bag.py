@@ -35,7 +35,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 import yaml
 
-from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
+from urdf_state_publisher.qos_profiles import LATCHED_QOS, TF_QOS
 
 STORE = get_typestore(Stores.ROS2_JAZZY)
 T = STORE.types

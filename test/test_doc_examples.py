@@ -131,7 +131,9 @@ def test_every_code_block_in_doc_is_run_by_a_test():
     for test in EXAMPLES.values():
         if '::' in test:  # the named test exists
             file, name = test.split(' ', 1)[0].split('::')
-            assert f'def {name}(' in (REPO / 'test' / file).read_text(), test
+            paths = list((REPO / 'test').rglob(file))  # in test/ or a folder, by its unique name
+            assert len(paths) == 1, test
+            assert f'def {name}(' in paths[0].read_text(), test
 
 
 def test_the_inspect_command_runs_on_the_sample_robot(tmp_path):

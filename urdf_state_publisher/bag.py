@@ -84,7 +84,7 @@ from urdf_state_publisher.bag_stops import (
 )
 from urdf_state_publisher.cli import end_by
 from urdf_state_publisher.exit_status import ArgumentParser, USAGE
-from urdf_state_publisher.process import STOP_SIGNALS
+from urdf_state_publisher.stop_signals import STOP_SIGNALS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -41,7 +41,7 @@ from urdf_state_publisher.inspect_cli import tree_prefix, walk_tree
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.motion_source import DEFAULT_RATE_HZ, positive_number
 from urdf_state_publisher.process import init_ros, StopRequest
-from urdf_state_publisher.qos import TF_QOS, TF_STATIC_LISTENER_QOS
+from urdf_state_publisher.qos_profiles import TF_QOS, TF_STATIC_LISTENER_QOS
 from urdf_state_publisher.rclpy_capabilities import make_executor
 
 __all__ = ['RateMeter', 'Rates', 'TransformCache', 'bundled_description', 'joint_value', 'main',
