@@ -58,7 +58,7 @@ def test_a_misspelt_element_in_a_joint_gives_one_warning_with_the_suggestion(
     misspelt = text.replace(ELBOW_ORIGIN, ELBOW_ORIGIN.replace('<origin', '<orgin'))
     line = 1 + misspelt[:misspelt.index('<orgin')].count('\n')
     summary, warnings, log = warnings_at_start(start_node, probe, tmp_path, misspelt)
-    assert summary.endswith(', 2 sensors, 1 warnings')
+    assert summary.endswith(', 2 sensors, 1 warning')
     assert warnings == [(
         'WARN',
         f"robot description: unknown element <orgin> (line {line}) in "
@@ -78,7 +78,7 @@ def test_a_description_that_is_not_xml_starts_with_one_warning_naming_the_first_
     line = 1 + text.count('\n', 0, ampersand)
     column = ampersand - text.rfind('\n', 0, ampersand)
     summary, warnings, _ = warnings_at_start(start_node, probe, tmp_path, text)
-    assert summary.endswith(', 2 sensors, 1 warnings')
+    assert summary.endswith(', 2 sensors, 1 warning')
     assert warnings == [(
         'WARN',
         f"robot description: line {line}, column {column}: a bare '&' in attribute 'note' of "
