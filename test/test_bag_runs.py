@@ -438,6 +438,9 @@ def test_findings_are_dated_by_their_message_and_counted_per_joint(tmp_path):
     assert '      torso_lift_joint: 5 messages, first at 1.200 s, last at 1.240 s' in out, out
     # Not at the next once-a-second status (1.000 s and 2.000 s), when the node logs them.
     assert '[WARN] first at 0.350 s' in out and '[WARN] first at 1.200 s' in out
+    # The live log line gives the same time as the summary (not the status's, 1.000 s).
+    assert '[WARN] [bag time 0.350 s] joint values outside their limits' in result.stderr, \
+        result.stderr
 
 
 def test_joint_states_naming_no_joint_are_dated_by_the_first_of_them(tmp_path):
