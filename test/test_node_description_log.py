@@ -8,7 +8,7 @@ the suggestion.
 from pathlib import Path
 import re
 
-from node_fixtures import wait_for_log
+from node_fixtures import wait_until
 
 GAZEBO_ARM = Path(__file__).resolve().parent / 'fixtures' / 'gazebo_arm.urdf'
 ELBOW_ORIGIN = '<origin rpy="0 0.8 0" xyz="0.35 0 0"/>'
@@ -24,9 +24,11 @@ EXTENSIONS = (
 def start_log(start_node, probe, path: Path) -> list[tuple[str, str]]:
     """(level, message) of each log line of a node started on `path`, up to its summary."""
     node = start_node({'description_file': str(path)})
-    # The summary line ('robot ...: ..., N warnings') comes after the description's WARN and
-    # INFO lines.
-    output = wait_for_log(node, probe, ' warnings\n', timeout=20.0)
+    # The summary line ('robot ...: ..., 1 warning' or 'N warnings') comes after the
+    # description's WARN and INFO lines.
+    wait_until(lambda: re.search(r' warnings?\n', node.output()), 20.0,
+               lambda: probe.spin(0.05), 'the summary line in the node log')
+    output = node.output()
     log = []
     for match in map(LOG_LINE.match, output.splitlines()):
         if match:
