@@ -1,4 +1,4 @@
-"""A batch's progress lines and the shared words: pure, in-process."""
+"""A batch's progress lines: pure, in-process."""
 
 import io
 
@@ -10,17 +10,8 @@ from urdf_state_publisher.batch_progress import (
     PLAIN_PERIOD_S,
     progress_text,
 )
-from urdf_state_publisher.words import counted
 
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
-
-
-def test_counted_says_one_thing_in_the_singular_and_others_in_the_plural():
-    assert [counted(n, 'warning') for n in (0, 1, 2)] == ['0 warnings', '1 warning',
-                                                            '2 warnings']
-    assert counted(1, 'index', 'indices') == '1 index'
-    assert counted(3, 'index', 'indices') == '3 indices'
-    assert counted(1598, 'message') == '1,598 messages'
 
 
 def test_the_progress_line_says_done_running_left_and_after_a_run_the_throughput():

@@ -70,6 +70,7 @@ from urdf_state_publisher.bag_stops import (
 )
 from urdf_state_publisher.batch_progress import BatchProgress, BatchState
 from urdf_state_publisher.process import STOP_SIGNALS
+from urdf_state_publisher.words import counted
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -494,7 +495,7 @@ def _print_table(summaries: list[RunSummary], names: list[str], elapsed: float) 
             lines.append(f'{name}: [{finding.level}] first at {finding.first:.3f} '
                          f's: {finding.text}')
     done = sum(s.status == EXIT_OK for s in summaries)
-    lines.append(f'{done} of {len(summaries)} runs ok, in {_seconds(elapsed)}')
+    lines.append(f'{done} of {counted(len(summaries), "run")} ok, in {_seconds(elapsed)}')
     print('\n'.join(lines))
 
 

@@ -225,8 +225,10 @@ def expected_frames(model: RobotModel) -> tuple[str, ...]:
 def header(model: RobotModel, rates: Rates) -> str:
     """The line that says what the viewer is looking at."""
     return (f'urdf_state_publisher demo: node publishing {model.name} on /tf '
-            f'({len(model.movable_joints)} moving joints, {rate_text(rates.tf)}) and /tf_static '
-            f'({len(model.fixed_joints)} fixed frames + {len(model.sensors)} sensors); '
+            f'({counted(len(model.movable_joints), "moving joint")}, {rate_text(rates.tf)}) '
+            'and /tf_static '
+            f'({counted(len(model.fixed_joints), "fixed frame")} + '
+            f'{counted(len(model.sensors), "sensor")}); '
             f'motion source publishing joint_states, {rate_text(rates.joint_states)}; '
             'Ctrl-C to quit')
 
@@ -328,7 +330,8 @@ def render_summary(model: RobotModel, cache: TransformCache, tf: RateMeter,
         f'  joint_states: {counted(joint_states.count, "message")}, '
         f'{joint_states.average():.1f} Hz',
         f'  frames seen: {len(expected) - len(missing)} of {len(expected)} expected '
-        f'({len(model.links)} links + {len(model.sensors)} sensors), each with its whole chain '
+        f'({counted(len(model.links), "link")} + {counted(len(model.sensors), "sensor")}), '
+        'each with its whole chain '
         f'of transforms to root {model.root!r}',
     ]
     if missing:
