@@ -1,6 +1,7 @@
 """A batch's progress lines: pure, in-process."""
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +57,12 @@ def test_a_log_gets_a_line_at_each_change_and_now_and_then_without_one():
     assert lines[-1].startswith(f'batch: 1 of 3 runs done, 2 running, 0 left; '
                                 f'{10 + PLAIN_PERIOD_S:.0f} s')
     assert '\r' not in stream.getvalue()
+
+
+def test_the_progress_line_of_the_recorded_data_page_is_a_batchs():
+    page = Path(__file__).resolve().parent.parent / 'doc' / 'recorded-data.md'
+    [shown] = [line for line in page.read_text(encoding='utf-8').splitlines()
+               if line.startswith('batch: ')]
+    # 2 runs of 60 s of recording each, done in 48 s: 2/48 runs/s, 120/48 s per second.
+    assert shown == progress_text(BatchState(total=5, done=2, running=2,
+                                             recorded_seconds=120.0), 48.0)
