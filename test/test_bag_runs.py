@@ -530,7 +530,7 @@ def test_a_batchs_progress_is_shown_from_its_start_to_its_end(tmp_path):
     assert done[0] == 0 and lines[0].endswith(' s'), lines  # no throughput before a run is done
     assert done == sorted(done) and done[-1] == 3, lines
     assert re.fullmatch(r'batch: 3 of 3 runs done, 0 running, 0 left; \d+ s, [\d.]+ runs/s, '
-                        r'[\d.]+ s of recording per second', lines[-1]), lines
+                        r'[\d.]+ s of bag per second', lines[-1]), lines
     # Named as the outputs are in the batch's folder.
     assert [line.split()[0] for line in result.stdout.splitlines()[1:4]] == [
         'run_0', 'run_1', 'run_2']

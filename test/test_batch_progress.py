@@ -18,11 +18,11 @@ pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 def test_the_progress_line_says_done_running_left_and_after_a_run_the_throughput():
     assert progress_text(BatchState(total=5, running=2), 1.0) == (
         'batch: 0 of 5 runs done, 2 running, 3 left; 1 s')
-    # 2 runs of 30 s of recording each in 20 s: 0.1 runs/s, 3 s of recording per second.
+    # 2 runs of 30 s of recording each in 20 s: 0.1 runs/s, 3 s of bag per second.
     assert progress_text(BatchState(total=5, done=2, running=2, not_ok=1,
                                     recorded_seconds=60.0), 20.0) == (
         'batch: 2 of 5 runs done (1 not OK), 2 running, 1 left; 20 s, 0.1 runs/s, '
-        '3.0 s of recording per second')
+        '3.0 s of bag per second')
     assert progress_text(BatchState(total=1, done=1), 0.5).startswith(
         'batch: 1 of 1 run done, 0 running, 0 left')
 

@@ -334,7 +334,7 @@ def _print_summary(summary: RunSummary) -> None:
             lines.append(f'  [{finding.level}] first at {finding.first:.3f} s{times}: '
                          f'{finding.text}')
             for name in finding.names:
-                lines.append(f'      {name.name}: {name.count:,} messages, first at '
+                lines.append(f'      {name.name}: {counted(name.count, "message")}, first at '
                              f'{name.first:.3f} s, last at {name.last:.3f} s')
     else:
         lines.append('findings: none')
@@ -385,6 +385,7 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
             done()  # every run has reported: a stop from here on ends the batch after its table
         except KeyboardInterrupt:
             stopping.set()
+            progress.clear()  # the line that says why comes next
             # A second stop while the workers clean up is this one (bag_stops).
             with suppress(KeyboardInterrupt), stops_deferred():
                 # Ctrl-C reaches the workers too (the terminal's process group); a signal sent

@@ -47,7 +47,7 @@ def progress_text(state: BatchState, elapsed: float) -> str:
             f'{state.running} running, {state.left} left; {elapsed:.0f} s')
     if state.done and elapsed > 0:
         text += (f', {_rate(state.done / elapsed)} runs/s, '
-                 f'{state.recorded_seconds / elapsed:.1f} s of recording per second')
+                 f'{state.recorded_seconds / elapsed:.1f} s of bag per second')
     return text
 
 
