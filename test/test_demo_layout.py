@@ -119,3 +119,18 @@ def test_a_deep_trees_frames_keep_their_names_and_lose_their_tree_lines():
     assert max(map(len, lines)) <= 60
     _, cells, _ = table_of(lines)
     assert cells[11][0].startswith('…') and cells[11][0].endswith('└ link_11')
+
+
+def test_the_legend_is_left_out_before_a_row_and_said_to_be():
+    legend = ['Values: * = mimic joint; (limit) = clamped.', '']
+    frames = rows(6, depth_every=20)
+    # Room for everything: the legend, above the table.
+    roomy = lay_out(PROSE, frames, (120, 40), legend)
+    assert legend[0] in roomy and not any(line.startswith('not shown') for line in roomy)
+    # One line short of everything (prose, legend, title row, 6 rows): the legend goes, no row.
+    height = len(roomy) - 1
+    short = lay_out(PROSE, frames, (120, height), legend)
+    assert len(short) <= height and legend[0] not in short
+    _, cells, after = table_of(short)
+    assert len(cells) == 6
+    assert after == ['not shown: the legend; a larger terminal or a pipe shows them']

@@ -280,6 +280,8 @@ def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed:
         f'{rate_text(rates.joint_states)} '
         f'({counted(rates.joint_states_count, "message")}); frames seen {seen}/{len(expected)} '
         '(connected to the root)',
+    ]
+    legend = [
         f'Poses: each frame in root frame {model.root!r}, chained from the transforms received '
         'on /tf and /tf_static. Values: decoded from those transforms (* = mimic joint, set by '
         'the node from its leader; (limit) = clamped).',
@@ -302,7 +304,7 @@ def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed:
         if pose is None:
             value = value if value not in ('', '—') else '(not received yet)'
         rows.append(FrameRow(label, name, kind, value, *_pose_numbers(pose)))
-    return '\n'.join(lay_out(prose, rows, size))
+    return '\n'.join(lay_out(prose, rows, size, legend))
 
 
 def render_summary(model: RobotModel, cache: TransformCache, tf: RateMeter,

@@ -8,7 +8,8 @@ these steps are taken in this order until it fits (FITTING_STEPS):
 2. the type column left out;
 3. the orientation columns (roll, pitch, yaw) left out;
 4. the frame column narrowed to a third of the width: a deep tree's frames lose the start of
-   their tree lines, replaced by '…' (the names are kept whole as long as they fit);
+   their tree lines, replaced by '…' (the names are kept whole as long as they fit), and get
+   back what the columns left out after this step leave;
 5. the joint column left out (the frame names the joint's child);
 6. the position columns (x, y, z) left out;
 7. the frame column narrowed to what is left (MIN_FRAME_WIDTH at least).
@@ -105,53 +106,65 @@ def _fitted(rows: Sequence[FrameRow], columns: int | None
         else:
             dropped.add(step)
         shown, cells = table()
+    if columns is not None and frame_width is not None:
+        # Narrowed before columns were left out: the room they left goes back to the frames.
+        rest = _width([row[1:] for row in _table(rows, precision, dropped)[1]]) + 2
+        frame_width = max(frame_width, columns - rest)
+        shown, cells = table()
     left_out = [group for group in ('joint', 'type', 'position', 'orientation')
                 if group in dropped]
     return shown, cells, left_out
 
 
-def _notice(hidden_rows: int, total_rows: int, left_out: list[str]) -> str:
+def _notice(hidden_rows: int, total_rows: int, left_out: list[str], notes_out: bool) -> str:
     """What the view leaves out, and what shows it."""
     parts = []
     if hidden_rows:
         parts.append(f'{hidden_rows} of {counted(total_rows, "frame")}')
     if left_out:
         parts.append(f'the {", ".join(left_out)} {"column" if len(left_out) == 1 else "columns"}')
+    if notes_out:
+        parts.append('the legend')
     return f'not shown: {" and ".join(parts)}; a larger terminal or a pipe shows them'
 
 
 def lay_out(prose: Sequence[str], rows: Sequence[FrameRow],
-            size: tuple[int, int] | None = None) -> list[str]:
-    """The lines of the view: `prose` (lines of text), then the table of `rows`.
+            size: tuple[int, int] | None = None, notes: Sequence[str] = ()) -> list[str]:
+    """The lines of the view: `prose` and `notes` (paragraphs), then the table of `rows`.
 
     `size`: (columns, lines) of the terminal; the view then takes at most `lines` lines of at
-    most `columns` characters (a terminal of fewer than about 30 columns cuts a value).
+    most `columns` characters (a terminal of fewer than about 30 columns cuts a value). The
+    `notes` (a legend) are the first thing left out when the rows do not all fit.
     """
     columns, height = size if size is not None else (None, None)
     shown, table, left_out = _fitted(rows, columns)
     widths = [max(len(row[k]) for row in table) for k in range(len(shown))]
-    text = [line for paragraph in prose for line in
-            ((textwrap.wrap(paragraph, columns, subsequent_indent='  ') or [''])
-             if columns is not None else [paragraph])]
 
-    def wrapped(line: str) -> list[str]:
-        return (textwrap.wrap(line, columns, subsequent_indent='  ') if columns is not None
-                else [line])
+    def wrapped(paragraphs: Sequence[str]) -> list[str]:
+        if columns is None:
+            return list(paragraphs)
+        return [line for paragraph in paragraphs for line in
+                (textwrap.wrap(paragraph, columns, subsequent_indent='  ') or [''])]
 
-    count = len(rows)
+    text, count, notes_out = wrapped(prose), len(rows), False
+    note_lines = wrapped(notes)
     if height is not None:
-        # The text above, then the table's title row and at least one row, then the notice.
-        notice_lines = len(wrapped(_notice(count, count, left_out)))
-        if len(text) + 1 + min(count, 1) + notice_lines > height:
-            text = text[:max(0, height - 1 - min(count, 1) - notice_lines)]
-        room = height - len(text) - 1
-        if count > room or (left_out and count + notice_lines > room):
+        everything = len(text) + len(note_lines) + 1 + count
+        if left_out:
+            everything += len(wrapped([_notice(0, count, left_out, False)]))
+        if everything > height:
+            notes_out = bool(notes)
+            # The text, the table's title row and at least one row, then the notice.
+            notice_lines = len(wrapped([_notice(count, count, left_out, notes_out)]))
+            if len(text) + 1 + min(count, 1) + notice_lines > height:
+                text = text[:max(0, height - 1 - min(count, 1) - notice_lines)]
+            room = height - len(text) - 1
             count = max(0, min(count, room - notice_lines))
-    lines = list(text)
+    lines = text + ([] if notes_out else note_lines)
     for row in table[:count + 1]:
         cells = [row[k].ljust(widths[k]) if _COLUMNS[shown[k]][1] else row[k].rjust(widths[k])
                  for k in range(len(shown))]
         lines.append('  '.join(cells).rstrip())
-    if count < len(rows) or left_out:
-        lines += wrapped(_notice(len(rows) - count, len(rows), left_out))
+    if count < len(rows) or left_out or notes_out:
+        lines += wrapped([_notice(len(rows) - count, len(rows), left_out, notes_out)])
     return lines
