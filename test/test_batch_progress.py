@@ -29,7 +29,7 @@ def test_the_progress_line_says_done_running_left_and_after_a_run_the_throughput
 
 def test_a_terminal_gets_one_line_redrawn_at_each_look():
     stream = io.StringIO()
-    progress = BatchProgress(stream, terminal=True, start=100.0)
+    progress = BatchProgress(stream, terminal=True, start=100.0, columns=80)
     progress.show(BatchState(total=3, running=2), 100.0)
     progress.show(BatchState(total=3, running=2), 101.0)
     progress.clear()
@@ -41,7 +41,7 @@ def test_a_terminal_gets_one_line_redrawn_at_each_look():
 
 def test_a_log_gets_a_line_at_each_change_and_now_and_then_without_one():
     stream = io.StringIO()
-    progress = BatchProgress(stream, terminal=False, start=0.0)
+    progress = BatchProgress(stream, terminal=False, start=0.0, columns=80)
     for now in range(0, 10):  # looked at once a second, nothing changes
         progress.show(BatchState(total=3, running=2), float(now))
     progress.show(BatchState(total=3, done=1, running=2, recorded_seconds=10.0), 10.0)
@@ -66,3 +66,11 @@ def test_the_progress_line_of_the_recorded_data_page_is_a_batchs():
     # 2 runs of 60 s of recording each, done in 48 s: 2/48 runs/s, 120/48 s per second.
     assert shown == progress_text(BatchState(total=5, done=2, running=2,
                                              recorded_seconds=120.0), 48.0)
+
+
+def test_a_narrow_terminal_gets_the_line_without_its_last_parts_never_a_number_cut():
+    stream = io.StringIO()
+    state = BatchState(total=5, done=2, running=2, recorded_seconds=60.0)
+    full = progress_text(state, 20.0)  # '..., 1 left; 20 s, 0.1 runs/s, 3.0 s of bag per second'
+    BatchProgress(stream, terminal=True, start=0.0, columns=len(full) - 5).show(state, 20.0)
+    assert stream.getvalue() == '\r\x1b[K' + full.removesuffix(', 3.0 s of bag per second')

@@ -356,7 +356,10 @@ def _run_batch(runs: list[tuple[Path, Path]], options: RunOptions, jobs: int,
     import multiprocessing
 
     started = time.monotonic()
-    progress = BatchProgress(sys.stderr, sys.stderr.isatty(), started)
+    terminal = sys.stderr.isatty()
+    # The width matters only where the line is redrawn: on a terminal.
+    progress = BatchProgress(sys.stderr, terminal, started,
+                             os.get_terminal_size(sys.stderr.fileno()).columns if terminal else 0)
     summaries: dict[int, RunSummary] = {}
     workers = max(1, min(jobs, len(runs)))
     # The platform's way to start a worker (on Linux a fork, whose worker has this process's

@@ -56,11 +56,28 @@ def _rate(per_second: float) -> str:
     return f'{per_second:.0f}' if per_second >= 10 else f'{per_second:.2g}'
 
 
+def _within(text: str, width: int) -> str:
+    """`text` in `width` characters, never a number cut if it can be helped.
+
+    Its last parts (', '-separated) are left out; it is cut only if its first alone is too long.
+    """
+    parts = text.split(', ')
+    while len(parts) > 1 and len(', '.join(parts)) > width:
+        parts.pop()
+    return ', '.join(parts)[:max(width, 0)]
+
+
 class BatchProgress:
     """Shows a batch's progress on `stream`, as a terminal or a log wants it."""
 
-    def __init__(self, stream: TextIO, terminal: bool, start: float):
+    def __init__(self, stream: TextIO, terminal: bool, start: float, columns: int):
+        """Progress on `stream`, from `start` (the caller's clock, seconds).
+
+        `columns`: a terminal's width, which the redrawn line must not reach (it would wrap, and
+        a redraw then leaves the wrapped part behind).
+        """
         self.stream, self.terminal, self.start = stream, terminal, start
+        self.columns = columns
         self._shown: tuple[int, int] | None = None  # (done, running) of the last plain line
         self._shown_at = start
 
@@ -68,7 +85,7 @@ class BatchProgress:
         """The progress at `now` (the caller's clock, seconds): drawn, or printed if due."""
         text = progress_text(state, now - self.start)
         if self.terminal:
-            self.stream.write(REDRAW + text)
+            self.stream.write(REDRAW + _within(text, self.columns - 1))
         else:
             counts = (state.done, state.running)
             if counts == self._shown and now - self._shown_at < PLAIN_PERIOD_S:
