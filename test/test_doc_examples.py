@@ -78,6 +78,8 @@ EXAMPLES = {
         'test_bag.py::test_the_usage_on_the_recorded_data_page_is_the_commands',
     ('recorded-data.md', 'run       messages        /tf  findings  status'):
         'test_bag.py::test_a_batch_runs_every_input_and_its_table_is_the_pages',
+    ('recorded-data.md', 'batch: 2 of 5 runs done'):
+        'test_batch_progress.py::test_the_progress_line_of_the_recorded_data_page_is_a_batchs',
     ('recorded-data.md', 'urdf_state_publisher_bag /data/2026-11-27/ /data/2026-11-27_tf/'):
         'test_bag_statuses.py::test_the_script_of_the_recorded_data_page_says_each_status',
     ('recorded-data.md', 'read 30,000 messages'):

@@ -42,6 +42,7 @@ from urdf_state_publisher.resolved_wire import ResolvedWriter
 from urdf_state_publisher.stream import JointStream, Publication
 from urdf_state_publisher.tf_wire import TransformTemplate
 from urdf_state_publisher.timer_output import TimerOutput
+from urdf_state_publisher.words import counted
 
 __all__ = ['ActiveModel', 'configured_description', 'DIAGNOSTICS_PERIOD_S', 'Fallback', 'Outputs',
            'StateEngine']
@@ -256,10 +257,13 @@ class StateEngine:
         if extensions is not None:
             self._log(Level.OK, f'robot description: {extensions}')
         self._log(Level.OK,
-                  f"robot '{model.name}': root '{model.root}', {len(model.links)} links, "
-                  f'{len(model.movable_joints)} moving joints ({len(model.mimic_joints)} mimic), '
-                  f'{len(model.fixed_joints)} fixed joints, {len(model.sensors)} sensors, '
-                  f'{len(model.warnings)} warnings')
+                  f"robot '{model.name}': root '{model.root}', "
+                  f'{counted(len(model.links), "link")}, '
+                  f'{counted(len(model.movable_joints), "moving joint")} '
+                  f'({len(model.mimic_joints)} mimic), '
+                  f'{counted(len(model.fixed_joints), "fixed joint")}, '
+                  f'{counted(len(model.sensors), "sensor")}, '
+                  f'{counted(len(model.warnings), "warning")}')
         self._outputs.tf_static(self.active.static_message(*self._clock()))
         if self._outputs.robot_description is not None:
             self._outputs.robot_description(string_message(description.text))

@@ -240,7 +240,7 @@ class RobotModel:
 
     @property
     def independent_joints(self) -> tuple[str, ...]:
-        """Movable joints that are not mimic followers: the ones a joint-state source drives."""
+        """Moving joints that are not mimic followers: the ones a joint-state source drives."""
         return tuple(n for n in self.movable_joints if self._joints[n].mimic is None)
 
     def has_joint(self, name: str) -> bool:

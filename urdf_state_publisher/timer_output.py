@@ -4,7 +4,7 @@ robot_state_publisher publishes a transform only when a JointState names its joi
 joint_state_publisher publishes every joint on a timer, at `rate`. This node publishes what the
 sources send as they send it (JointStream), and on its timer only what no source sends:
 
-- every movable joint at its default position (floating and planar ones at their origin),
+- every moving joint at its default position (floating and planar ones at their origin),
   until the first JointState arrives, when the node publishes defaults (publish_default_positions
   or publish_joint_states); and for as long as it runs when it reads no JointState topic at all
   (publish_joint_states without a source_list: joint_state_publisher's most common use);
@@ -102,7 +102,7 @@ class TimerOutput:
     @cached_property
     def _defaults(self) -> tuple[tuple[str, ...], tuple[str, ...], bytes, np.ndarray,
                                  np.ndarray]:
-        """Every movable joint at its default position (once per model).
+        """Every moving joint at its default position (once per model).
 
         Names, the independent joint each one's value comes from, key, index and rows.
         Single-value joints take the model's default positions; floating and planar joints sit
