@@ -354,8 +354,9 @@ class BagFeed:
         The node says a condition of messages at its next status, up to a second after the
         message that had it: the log line and the summary both give that message's time.
         """
+        # A misspelt parameter is said before the engine exists, at the recording's start.
         tallied = self.engine.health.event_tallies().get(_NAMES_OF.get(kind, kind)) \
-            if kind else None
+            if kind and kind != UNKNOWN_PARAMETER else None
         if not tallied:
             return self.now_ns
         return min(round(t.first * BILLION) for t in tallied.values())
