@@ -32,6 +32,7 @@ from urdf_state_publisher.health import (
     ZERO_STAMP,
 )
 from urdf_state_publisher.joint_state_wire import velocity_and_effort
+from urdf_state_publisher.kdl_sign import kdl_signed
 from urdf_state_publisher.model import JointUpdate, RobotModel, UpdatePlan
 from urdf_state_publisher.resolved_state import renamed_columns, ResolvedFields, ResolvedState
 
@@ -359,6 +360,7 @@ class JointStream:
             pose = self.model.joint_pose(names[k], Pose(tuple(values[:3]),
                                                         normalized(tuple(values[3:]))))
             rows[k] = (*pose.translation, *pose.rotation)
+        rows = kdl_signed(rows)
         # Finite input can still overflow on the joint's origin.
         usable &= np.isfinite(rows).all(axis=1)
         if not usable.all():
