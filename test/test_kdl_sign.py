@@ -20,8 +20,10 @@ from xcdr import joint_state_bytes
 
 from urdf_state_publisher.description import DescriptionText
 from urdf_state_publisher.geometry import quaternion_from_rpy
+from urdf_state_publisher.health import JointStateHealth
 from urdf_state_publisher.kdl_sign import kdl_signed
 from urdf_state_publisher.model import RobotModel
+from urdf_state_publisher.stream import JointStream
 from urdf_state_publisher.tf_wire import read_tf_message
 
 pytestmark = pytest.mark.ros_free
@@ -185,3 +187,21 @@ def test_the_joint_value_does_not_change_the_rotation_only_its_sign():
             expected = model.joint_pose(name, float(update.values[update.plan.joints.index(name)]))
             q = np.array(expected.rotation)
             assert min(np.abs(row[3:] - q).max(), np.abs(row[3:] + q).max()) <= TOLERANCE
+
+
+def test_floating_and_planar_joints_carry_kdls_quaternions():
+    text = ('<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+            '<joint name="float" type="floating"><parent link="a"/><child link="b"/>'
+            '<origin rpy="1.5707963267948966 0 1.5707963267948966"/></joint>'
+            '<joint name="plane" type="planar"><parent link="a"/><child link="c"/>'
+            '<axis xyz="0 0 1"/></joint></robot>')
+    model = RobotModel.from_urdf(text)
+    stream = JointStream(model, report=JointStateHealth(clock=lambda: 0.0),
+                         clock=lambda: (1, 0), publish_interval_ns=0, ignore_timestamp=True)
+    rng = np.random.default_rng(3)
+    for k in range(200):
+        poses = np.array([[*rng.normal(size=3), *rng.normal(size=4)] for _ in range(2)])
+        publication = stream.multi_dof_joint_state(['float', 'plane'], poses, (k + 1, 0))
+        assert len(publication.rows) == 2
+        for row in publication.rows:
+            assert_kdls_sign(np.array(row[3:]))

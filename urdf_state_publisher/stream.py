@@ -354,7 +354,7 @@ class JointStream:
             for name in names:
                 (again if name in seen else seen).add(name)
             usable &= np.fromiter((n not in again for n in names), bool, count)
-        rows = np.empty((count, 7))
+        rows = np.zeros((count, 7))  # rows left unused stay finite for kdl_signed
         for k in np.flatnonzero(usable):
             values = poses[k].tolist()
             pose = self.model.joint_pose(names[k], Pose(tuple(values[:3]),
