@@ -205,3 +205,17 @@ def test_floating_and_planar_joints_carry_kdls_quaternions():
         assert len(publication.rows) == 2
         for row in publication.rows:
             assert_kdls_sign(np.array(row[3:]))
+
+
+def test_a_joint_at_zero_is_signed_as_its_origin_on_tf_static():
+    """At zero a joint's rotation is its origin's, as a fixed joint's is: the C++ node's matrix
+    is then the origin's own, and its quaternion what /tf_static gets for that origin, even
+    where the origin sits on a tie of the rule (optical frames, quarter turns)."""
+    model = RobotModel.from_urdf(boundary_robot(np.random.default_rng(5)))
+    names = tuple(model.scalar_joints)
+    update = model.update(names, np.zeros(len(names)))
+    origins = np.array([[0.0, 0.0, 0.0, *model.joint(n).origin.rotation]
+                        for n in update.plan.joints])
+    # The origin's rotation, as the fixed joints' rows are signed for /tf_static.
+    assert (update.transforms[:, 3:] == kdl_signed(origins)[:, 3:]).all()
+    assert (kdl_signed(origins)[:, 3:] != origins[:, 3:]).any()  # some origins are negated
