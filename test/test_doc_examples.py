@@ -88,6 +88,11 @@ EXAMPLES = {
         "needs a ROS 2 install (rosdep, apt, colcon test with launch_testing): "
         'test_colcon_workspace.py builds the package with colcon and runs colcon test, and '
         "test_launch_files.py reads the launch file's warnings as they reach launch's loggers",
+    ('recorded-data.md', 'ros2 bag play --clock run_42_tf/'):
+        'test_bag.py::test_tf_static_is_stored_transient_local_so_that_playback_latches_it '
+        '(the QoS the player adopts; ros2 bag and rviz2 need a ROS 2 install)',
+    ('recorded-data.md', '/robot_description:'):
+        THIS + 'test_the_playback_qos_override_latches_the_description_and_tf_static',
     ('development.md', 'make demo'):
         'the commands that run the demo and this suite: test_demo.py runs the demo, .ci/run '
         'runs make test',
@@ -308,3 +313,14 @@ def test_the_refusal_of_a_mismatched_end_tag_is_as_shown():
     with pytest.raises(DescriptionError) as refusal:
         parse_description(text)
     assert str(refusal.value) == line
+
+
+def test_the_playback_qos_override_latches_the_description_and_tf_static():
+    """The file given to ros2 bag play --qos-profile-overrides-path: each topic transient
+    local and reliable (what RViz's RobotModel and tf2's static listener ask for), in the
+    policy names and values rosbag2's override schema takes."""
+    overrides = yaml.safe_load(block('recorded-data.md', '/robot_description:'))
+    assert set(overrides) == {'/robot_description', '/tf_static'}
+    for policies in overrides.values():
+        assert policies == {'reliability': 'reliable', 'durability': 'transient_local',
+                            'history': 'keep_last', 'depth': 1}

@@ -35,6 +35,7 @@ from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import JointStateHealth, Level
 from urdf_state_publisher.joint_settings import JointSettings
 from urdf_state_publisher.joint_state_wire import JointStateReader, read_multi_dof_joint_state
+from urdf_state_publisher.kdl_sign import kdl_signed
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.parameters import NodeConfig, PARAMETERS, ParameterValueError
 from urdf_state_publisher.resolved_state import ResolvedFields, ResolvedState
@@ -120,12 +121,12 @@ class ActiveModel:
         return self._resolved_writer.serialize(fields)
 
     def static_message(self, sec: int, nanosec: int) -> bytes:
-        """The complete /tf_static message: fixed joints and sensor frames."""
+        """The complete /tf_static message: fixed joints and sensor frames, signed as KDL signs."""
         prefix = self.stream.frame_prefix
         statics = self.stream.model.static_transforms()
         rows = np.array([(*s.pose.translation, *s.pose.rotation) for s in statics]).reshape(-1, 7)
         return TransformTemplate([(prefix + s.parent, prefix + s.child) for s in statics]
-                                 ).serialize(sec, nanosec, rows)
+                                 ).serialize(sec, nanosec, kdl_signed(rows))
 
 
 def configured_description(config: NodeConfig) -> tuple[DescriptionText, str] | None:

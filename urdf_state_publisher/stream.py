@@ -24,6 +24,7 @@ from urdf_state_publisher.health import (
     ZERO_STAMP,
 )
 from urdf_state_publisher.joint_state_wire import velocity_and_effort
+from urdf_state_publisher.kdl_sign import kdl_signed
 from urdf_state_publisher.model import JointUpdate, RobotModel, UpdatePlan
 from urdf_state_publisher.resolved_state import renamed_columns, ResolvedFields, ResolvedState
 from urdf_state_publisher.stream_reports import fits, report_dynamics_mismatch, report_update
@@ -346,12 +347,13 @@ class JointStream:
             for name in names:
                 (again if name in seen else seen).add(name)
             usable &= np.fromiter((n not in again for n in names), bool, count)
-        rows = np.empty((count, 7))
+        rows = np.zeros((count, 7))  # rows left unused stay finite for kdl_signed
         for k in np.flatnonzero(usable):
             values = poses[k].tolist()
             pose = self.model.joint_pose(names[k], Pose(tuple(values[:3]),
                                                         normalized(tuple(values[3:]))))
             rows[k] = (*pose.translation, *pose.rotation)
+        rows = kdl_signed(rows)
         # Finite input can still overflow on the joint's origin.
         usable &= np.isfinite(rows).all(axis=1)
         if not usable.all():

@@ -24,6 +24,7 @@ import numpy as np
 
 from urdf_state_publisher.geometry import Pose
 from urdf_state_publisher.health import JointStateHealth
+from urdf_state_publisher.kdl_sign import kdl_signed
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.resolved_state import ResolvedFields, ResolvedState
 from urdf_state_publisher.stream import Publication
@@ -116,8 +117,8 @@ class TimerOutput:
         pose_index = [len(model.scalar_joints) + k for k in range(len(model.pose_joints))]
         index = np.concatenate([update.plan.joint_index, pose_index]).astype(np.intp)
         rows = np.concatenate([update.transforms.reshape(-1, 7),
-                               np.array([(*p.translation, *p.rotation) for p in poses]
-                                        ).reshape(-1, 7)])
+                               kdl_signed(np.array([(*p.translation, *p.rotation) for p in poses]
+                                                   ).reshape(-1, 7))])
         names = scalar + model.pose_joints
         leaders = tuple((model.mimic_source(n) or (n,))[0] for n in names)
         return names, leaders, index.tobytes(), index, rows
