@@ -23,17 +23,23 @@ pytestmark = pytest.mark.ros_free  # the inner runs collect ROS-free files only
 
 TEST_DIR = REPO / 'test'
 # launch_testing's pytest plugin (loaded wherever launch_testing is installed, as on the build
-# farm) imports every test module while looking for launch tests, as this one does. Only those
-# the run asks for here: the others need ROS, which a ROS-free run of this test has not.
+# farm) imports every test module while looking for launch tests, as this one does, with the
+# call its pytest takes (pytest 8.1 added consider_namespace_packages; Ubuntu noble's is 7.4).
+# Only those the run asks for here: the others need ROS, which a ROS-free run of this test has
+# not.
 IMPORTS_EVERY_MODULE = """
 from pathlib import Path
 
+import pytest
 from _pytest.pathlib import import_path
+
+NAMESPACES = ({'consider_namespace_packages': False}
+              if tuple(map(int, pytest.__version__.split('.')[:2])) >= (8, 1) else {})
 
 
 def pytest_pycollect_makemodule(module_path, parent):
     if module_path.name in {Path(arg.split('::')[0]).name for arg in parent.config.args}:
-        import_path(module_path, root=parent.config.rootpath, consider_namespace_packages=False)
+        import_path(module_path, root=parent.config.rootpath, **NAMESPACES)
 """
 
 
