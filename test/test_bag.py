@@ -650,10 +650,12 @@ def test_a_batch_stopped_keeps_the_runs_done_and_leaves_nothing_of_the_others(tm
     said = 'interrupted' if sig == signal.SIGINT else 'stopped by SIGTERM'
     assert stderr.splitlines() == [f'urdf_state_publisher_bag: {said}; 2 of 3 outputs written '
                                    'before it; the runs not done left nothing']
-    # The outputs done are whole; nothing else is there.
-    assert sorted(p.name for p in out.iterdir()) == ['run_0', 'run_1']
-    for output in out.iterdir():
-        assert len(read_bag(output)[0]) > 60_000
+    # The outputs done are whole, in the table of runs; nothing else is there.
+    assert sorted(p.name for p in out.iterdir()) == ['run_0', 'run_1', 'runs.csv']
+    for name in ['run_0', 'run_1']:
+        assert len(read_bag(out / name)[0]) > 60_000
+    assert [line.split(',')[1] for line in (out / 'runs.csv').read_text().splitlines()[1:]
+            ] == [str(out / 'run_0'), str(out / 'run_1')]
     assert not list(tmp_path.glob('**/.*partial*'))
 
 
@@ -759,7 +761,8 @@ def test_a_batch_runs_every_input_and_its_table_is_the_pages(tmp_path):
     result = run_bag(runs, tmp_path / 'out', '--description', SAMPLE_URDF, '--jobs', '2',
                      check=False)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['run_41', 'run_42']
+    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['run_41', 'run_42',
+                                                                  'runs.csv']
     for name in ('run_41', 'run_42'):
         assert len(outputs(read_bag(tmp_path / 'out' / name)[0], '/tf')) == 6
     shown = doc_block('run       messages').splitlines()

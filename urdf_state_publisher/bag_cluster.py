@@ -1,0 +1,190 @@
+"""A batch of urdf_state_publisher_bag on the workers of an existing Dask cluster.
+
+`urdf_state_publisher_bag ... --cluster tcp://host:8786` (or Dask's own DASK_SCHEDULER_ADDRESS)
+sends each run of a batch to the workers of the Dask scheduler at that address; each worker
+calls run_bag, reading and writing paths that every worker sees (a cluster's shared
+filesystem). The inputs, the outputs and runs.csv (bag_table) are as a local batch's.
+
+A worker that dies (killed, its node pre-empted or lost) takes its run with it: the scheduler
+runs it again on another worker, up to Dask's `distributed.scheduler.allowed-failures` times
+(the scheduler's setting, 3 by default), then reports it lost (KilledWorker), and the run is
+reported failed. A run writes its output under a temporary name and renames it into place
+once whole (bag_run), so a killed attempt leaves no output, only its staging folder, removed
+once the run reports (bag_table). A run that fails on its input returns status 1, which is a
+result, not an error: it is reported, not retried. `distributed` is imported only here.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+import sys
+import time
+from typing import Any
+import uuid
+
+from urdf_state_publisher.bag_folders import Recording
+from urdf_state_publisher.bag_input import BagInputError, recording_bytes
+from urdf_state_publisher.bag_run import EXIT_FAILED, RunOptions, RunSummary
+from urdf_state_publisher.bag_stops import done
+from urdf_state_publisher.bag_table import recorded_run, RunRecord, RunsTable
+
+__all__ = ['ADDRESS_VARIABLE', 'cluster_address', 'run_on_cluster']
+
+# Dask's own variable for the scheduler a client connects to.
+ADDRESS_VARIABLE = 'DASK_SCHEDULER_ADDRESS'
+# How long a scheduler that does not answer is waited for.
+CONNECT_TIMEOUT_S = 30
+# The progress line: redrawn this often on a terminal; a line this often in a log.
+TERMINAL_EVERY_S = 1.0
+LOG_EVERY_S = 60.0
+
+
+def cluster_address(given: str | None) -> str | None:
+    """The scheduler: --cluster, else DASK_SCHEDULER_ADDRESS; None for the local pool."""
+    return given or os.environ.get(ADDRESS_VARIABLE) or None
+
+
+def run_on_cluster(address: str, runs: list[tuple[Recording, Path]], to_do: list[int],
+                   options: RunOptions, table: RunsTable) -> dict[int, RunSummary]:
+    """Runs `to_do` of `runs` on the cluster at `address`; each one's summary, by index.
+
+    Each run's row goes into `table` as it reports. Raises BagInputError (one line) if
+    distributed is not installed or no scheduler answers, KeyboardInterrupt on a stop.
+    """
+    try:
+        from distributed import Client
+    except ImportError:
+        from urdf_state_publisher.bag import install_command, this_python
+
+        raise BagInputError(
+            f'--cluster needs the distributed package (Dask); for this Python: '
+            f'{install_command(*this_python(), package="distributed")} '
+            '(doc/recorded-data.md, "On a cluster")') from None
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise BagInputError(f'--cluster {address}: no Dask scheduler answers there '
+                            f'({" ".join(str(error).split())}); start one (dask scheduler) '
+                            'or give its address') from None
+    try:
+        return _run_all(client, runs, to_do, options, table)
+    finally:
+        client.close()
+
+
+def _run_all(client: Any, runs: list[tuple[Recording, Path]], to_do: list[int],
+             options: RunOptions, table: RunsTable) -> dict[int, RunSummary]:
+    from distributed import wait
+    from distributed.client import TimeoutError as WaitTimeout
+
+    batch = uuid.uuid4().hex[:8]
+    # The longest runs first, as on the local pool: the scheduler takes higher priorities first.
+    longest_first = sorted(to_do, key=lambda k: -recording_bytes(runs[k][0]))
+    futures = {
+        client.submit(_cluster_run, *runs[k], options, key=f'bag-{runs[k][1].name}-{batch}',
+                      pure=False, retries=0, priority=len(longest_first) - rank): k
+        for rank, k in enumerate(longest_first)}
+    progress = _Progress(client, len(to_do), set(f.key for f in futures))
+    progress.start()
+    summaries: dict[int, RunSummary] = {}
+    pending = set(futures)
+    try:
+        while pending:
+            try:
+                finished = wait(pending, timeout=progress.every, return_when='FIRST_COMPLETED'
+                                ).done
+            except WaitTimeout:
+                finished = set()
+            for future in finished:
+                k = futures[future]
+                record = _record_of(future, runs[k][0])
+                future.release()
+                table.record(runs[k][1], record)
+                summaries[k] = record.summary
+                progress.reported(record.summary)
+            pending -= finished
+            progress.show()
+        done()  # every run has reported: a stop from here on ends the batch after its table
+    except KeyboardInterrupt:
+        client.cancel(list(pending))
+        progress.end()
+        raise KeyboardInterrupt(
+            f'{len(runs) - len(to_do) + progress.written} of {len(runs)} outputs written '
+            'before it; a run under way on a worker goes on there, and writes its whole output '
+            'or nothing') from None
+    progress.end()
+    return summaries
+
+
+def _cluster_run(source: Recording, target: Path, options: RunOptions) -> RunRecord:
+    """A run on a Dask worker, the worker named by its address."""
+    from distributed import get_worker
+
+    return recorded_run(source, target, options, get_worker().address)
+
+
+def _record_of(future: Any, source: Recording) -> RunRecord:
+    """A finished future's record; a run lost with its workers, or that raised, as failed."""
+    from distributed import KilledWorker
+
+    if future.status != 'error':
+        return future.result()
+    error = future.exception()
+    if isinstance(error, KilledWorker):
+        why = (f'{source}: its worker died each of the {error.allowed_failures + 1} times it '
+               'ran (distributed.scheduler.allowed-failures); nothing written')
+        worker = getattr(error.last_worker, 'address', '')
+    else:
+        why = f'{source}: on its Dask worker: {type(error).__name__}: {error}'
+        worker = ''
+    summary = RunSummary(input=str(source), output=None, status=EXIT_FAILED,
+                         error=' '.join(why.split()))
+    return RunRecord(summary, worker, 0.0)
+
+
+class _Progress:
+    """Done, running, failed and left, the throughput, and the Dask dashboard's address.
+
+    On a terminal, one line redrawn on stderr; else a line now and then, for a job's log.
+    """
+
+    def __init__(self, client: Any, total: int, keys: set[str]):
+        self.client, self.total, self.keys = client, total, keys
+        self.terminal = sys.stderr.isatty()
+        self.every = TERMINAL_EVERY_S if self.terminal else LOG_EVERY_S
+        self.started = self.shown = time.monotonic()
+        self.written = self.failed = 0
+
+    def start(self) -> None:
+        workers = len(self.client.scheduler_info(n_workers=-1).get('workers', {}))
+        link = self.client.dashboard_link
+        print(f'{self.total} runs on the Dask cluster at {self.client.scheduler.address}: '
+              f'{workers} workers now' + (f', dashboard {link}' if link else ''),
+              file=sys.stderr, flush=True)
+
+    def reported(self, summary: RunSummary) -> None:
+        if summary.output is None:
+            self.failed += 1
+        else:
+            self.written += 1
+
+    def show(self) -> None:
+        now = time.monotonic()
+        if not self.terminal and now - self.shown < self.every:
+            return
+        self.shown = now
+        running = sum(1 for keys in self.client.processing().values()
+                      for key in keys if key in self.keys)
+        finished = self.written + self.failed
+        elapsed = now - self.started
+        line = (f'{self.written} done, {running} running, {self.failed} failed, '
+                f'{self.total - finished - running} left; {finished / elapsed * 60:.1f} '
+                f'runs a minute')
+        sys.stderr.write(f'\r\x1b[K{line}' if self.terminal else f'{line}\n')
+        sys.stderr.flush()
+
+    def end(self) -> None:
+        if self.terminal:
+            sys.stderr.write('\r\x1b[K')
+            sys.stderr.flush()
