@@ -68,7 +68,8 @@ def run_on_cluster(address: str, runs: list[tuple[Recording, Path]], to_do: list
                             f'({" ".join(str(error).split())}); start one (dask scheduler) '
                             'or give its address') from None
     try:
-        return _run_all(client, runs, to_do, options, table)
+        with client.as_current():  # the client that distributed.wait uses
+            return _run_all(client, runs, to_do, options, table)
     finally:
         client.close()
 
