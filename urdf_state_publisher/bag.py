@@ -482,7 +482,11 @@ def _run_batch(runs: list[tuple[Recording, Path]], output: Path, options: RunOpt
     table = RunsTable(output)
     to_do, summaries = table.runs_to_do(runs, options.overwrite)
     if cluster is not None and to_do:
-        summaries |= run_on_cluster(cluster, runs, to_do, options, table)
+        try:
+            summaries |= run_on_cluster(cluster, runs, to_do, options, table)
+        except BagInputError as error:  # no distributed, no scheduler: nothing run
+            print(f'{PROGRAM}: {error}', file=sys.stderr)
+            return EXIT_FAILED
     elif to_do:
         summaries |= _run_on_pool(runs, to_do, options, jobs, stopped_by, table)
     else:

@@ -160,7 +160,8 @@ class _Progress:
     def start(self) -> None:
         workers = len(self.client.scheduler_info(n_workers=-1).get('workers', {}))
         link = self.client.dashboard_link
-        print(f'{self.total} runs on the Dask cluster at {self.client.scheduler.address}: '
+        runs = f'{self.total} run{"s" if self.total != 1 else ""}'
+        print(f'{runs} on the Dask cluster at {self.client.scheduler.address}: '
               f'{workers} workers now' + (f', dashboard {link}' if link else ''),
               file=sys.stderr, flush=True)
 
