@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from bag_fixtures import error_line
+from bag_fixtures import error_line, full_pipe
 from conftest import SAMPLE_URDF
 from node_fixtures import assert_pose, SAMPLE_CHILD, sample_pose, stamp_of, wait_until
 import numpy as np
@@ -572,20 +572,6 @@ def test_on_a_terminal_a_progress_line_says_how_far_and_how_fast(tmp_path, long_
     assert progress, written.decode()[-2000:]
     assert re.search(r'[\d,]+ messages, [\d.]+ of 60.0 s of bag \(\d+ %\), \d+x real time, '
                      r'\d+ s left', progress[0]), progress[0]
-
-
-def full_pipe() -> tuple[int, int]:
-    """A pipe already full: whoever writes to its write end waits until it is read."""
-    read_end, write_end = os.pipe()
-    os.set_blocking(write_end, False)
-    for size in (4096, 1):
-        try:
-            while True:
-                os.write(write_end, bytes(size))
-        except BlockingIOError:
-            pass
-    os.set_blocking(write_end, True)
-    return read_end, write_end
 
 
 def signal_at_default(number: int):
