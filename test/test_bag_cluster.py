@@ -265,3 +265,21 @@ def test_without_distributed_cluster_says_how_to_install_it(tmp_path, eight):
         f'Python: {sys.executable} -m pip install distributed (doc/recorded-data.md, '
         '"On a cluster")')
     assert not (tmp_path / 'out').exists()
+
+
+def test_the_cluster_command_of_the_recorded_data_page_runs(tmp_path, cluster, eight):
+    page = (Path(__file__).resolve().parent.parent / 'doc' / 'recorded-data.md').read_text()
+    [block] = [b.split('\n', 1)[1] for b in page.split('```')[1::2]
+               if b.split('\n', 1)[1].startswith('urdf_state_publisher_bag /fleet/')]
+    words = block.replace('\\\n', ' ').split()
+    assert words[0] == 'urdf_state_publisher_bag'
+    # The page's paths and scheduler, this test's.
+    swapped = {'/fleet/2026-11-27/': str(eight), '/fleet/2026-11-27_tf/': str(tmp_path / 'out'),
+               'robot.urdf.xacro': str(SAMPLE_URDF),
+               'tcp://scheduler.cluster:8786': cluster.address}
+    result = subprocess.run([sys.executable, '-m', 'urdf_state_publisher.bag',
+                             *[swapped.get(word, word) for word in words[1:]]],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f'8 runs on the Dask cluster at {cluster.address}: 2 workers now' in result.stderr
+    assert [row['status'] for row in rows(tmp_path / 'out').values()] == ['0'] * 8

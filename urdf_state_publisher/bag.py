@@ -1,8 +1,8 @@
 """urdf_state_publisher_bag: a recorded bag's robot state, as the node would have published it.
 
     urdf_state_publisher_bag INPUT [INPUT ...] OUTPUT [--description FILE [NAME:=VALUE ...]]
-        [--overwrite] [--strict] [--findings FILE] [--jobs N] [--storage mcap|sqlite3]
-        [--distro DISTRO] [--compression none|message|file]
+        [--overwrite] [--strict] [--findings FILE] [--jobs N] [--cluster ADDRESS]
+        [--storage mcap|sqlite3] [--distro DISTRO] [--compression none|message|file]
         [--ros-args -p NAME:=VALUE --params-file FILE -r FROM:=TO ...]
 
 It reads a recording (a rosbag2 bag: a directory, sqlite3 or MCAP, or a lone .mcap or .db3 file; a
@@ -15,9 +15,12 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 
 - Several INPUTs, or one folder of recordings, go to the folder OUTPUT, one output each (named
   after its input), on a pool of processes (--jobs, default every core), each streaming its own
-  recording, the longest first. One progress line for the batch; a table at the end. A lone run
-  with a core to spare has a second process copy the recording and write the output, from
-  before the run has loaded its engine (writer_process).
+  recording, the longest first; or, with --cluster (or DASK_SCHEDULER_ADDRESS), on the workers
+  of a Dask cluster (bag_cluster). A batch keeps OUTPUT/runs.csv as its runs finish, and run
+  again does only the runs whose outputs are not complete (bag_table). One progress line for
+  the batch; a table at the end. A lone run with a core to spare has a second process copy
+  the recording and write the output, from before the run has loaded its engine
+  (writer_process).
 - The exit status (also in --help; the numbers are exit_status's, shared with inspect): 0
   written and /tf computed; 1 bad input or an error, nothing written; 2 written, but the
   description and the recording do not fit (no /tf, or moving joints the recording never
