@@ -283,3 +283,21 @@ def test_the_cluster_command_of_the_recorded_data_page_runs(tmp_path, cluster, e
     assert result.returncode == 0, result.stdout + result.stderr
     assert f'8 runs on the Dask cluster at {cluster.address}: 2 workers now' in result.stderr
     assert [row['status'] for row in rows(tmp_path / 'out').values()] == ['0'] * 8
+
+
+def test_paths_given_relative_to_the_command_are_the_same_files_on_the_workers(
+        tmp_path, cluster, eight):
+    # The workers run in a folder of their own (the scheduler's machine's, a job's): the
+    # recordings, the outputs and the description are found where the command's folder has
+    # them.
+    shutil.copytree(eight / 'robot_0', tmp_path / 'in' / 'robot_0')
+    shutil.copytree(eight / 'robot_1', tmp_path / 'in' / 'robot_1')
+    shutil.copy(SAMPLE_URDF, tmp_path / 'robot.urdf')
+    result = subprocess.run(
+        [sys.executable, '-m', 'urdf_state_publisher.bag', 'in', 'out', '--description',
+         'robot.urdf', '--cluster', cluster.address], cwd=tmp_path, capture_output=True,
+        text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [row['status'] for row in rows(tmp_path / 'out').values()] == ['0', '0']
+    assert sum(topic == '/joint_states' for topic, _, _ in messages(
+        tmp_path / 'out' / 'robot_1')) == 300

@@ -16,6 +16,7 @@ result, not an error: it is reported, not retried. `distributed` is imported onl
 
 from __future__ import annotations
 
+from dataclasses import replace
 import os
 from pathlib import Path
 import sys
@@ -23,11 +24,11 @@ import time
 from typing import Any
 import uuid
 
-from urdf_state_publisher.bag_folders import Recording
+from urdf_state_publisher.bag_folders import Recording, SplitRecording
 from urdf_state_publisher.bag_input import BagInputError, recording_bytes
-from urdf_state_publisher.bag_run import EXIT_FAILED, RunOptions, RunSummary
+from urdf_state_publisher.bag_run import EXIT_FAILED, EXIT_OK, RunOptions, RunSummary
 from urdf_state_publisher.bag_stops import done
-from urdf_state_publisher.bag_table import recorded_run, RunRecord, RunsTable
+from urdf_state_publisher.bag_table import is_complete, recorded_run, RunRecord, RunsTable
 
 __all__ = ['ADDRESS_VARIABLE', 'cluster_address', 'run_on_cluster']
 
@@ -69,19 +70,45 @@ def run_on_cluster(address: str, runs: list[tuple[Recording, Path]], to_do: list
                             'or give its address') from None
     try:
         with client.as_current():  # the client that distributed.wait uses
-            return _run_all(client, runs, to_do, options, table)
+            return _run_all(client, *_for_workers(runs, options), to_do, table)
     finally:
         client.close()
 
 
-def _run_all(client: Any, runs: list[tuple[Recording, Path]], to_do: list[int],
-             options: RunOptions, table: RunsTable) -> dict[int, RunSummary]:
+def _for_workers(runs: list[tuple[Recording, Path]], options: RunOptions
+                 ) -> tuple[list[tuple[Recording, Path]], RunOptions]:
+    """The runs and options with every path absolute: a worker's own folder is another.
+
+    The recordings, the outputs, the description and the --params-file files; the rest of
+    the words are the node's and xacro's own.
+    """
+    def absolute(recording: Recording) -> Recording:
+        if isinstance(recording, SplitRecording):
+            return replace(recording, pieces=tuple(p.absolute() for p in recording.pieces))
+        return recording.absolute()
+
+    words = list(options.ros_args)
+    for k, word in enumerate(words[:-1]):
+        if word == '--params-file':
+            words[k + 1] = str(Path(words[k + 1]).absolute())
+    description = options.description
+    if description:
+        description = (str(Path(description[0]).absolute()), *description[1:])
+    return ([(absolute(source), target.absolute()) for source, target in runs],
+            replace(options, description=description, ros_args=tuple(words)))
+
+
+def _run_all(client: Any, runs: list[tuple[Recording, Path]], options: RunOptions,
+             to_do: list[int], table: RunsTable) -> dict[int, RunSummary]:
     from distributed import wait
     from distributed.client import TimeoutError as WaitTimeout
 
     batch = uuid.uuid4().hex[:8]
     # The longest runs first, as on the local pool: the scheduler takes higher priorities first.
     longest_first = sorted(to_do, key=lambda k: -recording_bytes(runs[k][0]))
+    # No retries: Dask retries a task that raises, and a run raises nothing (its failures are
+    # its status, which another attempt would only repeat); a run whose worker dies is run
+    # again by the scheduler itself (allowed-failures).
     futures = {
         client.submit(_cluster_run, *runs[k], options, key=f'bag-{runs[k][1].name}-{batch}',
                       pure=False, retries=0, priority=len(longest_first) - rank): k
@@ -119,20 +146,34 @@ def _run_all(client: Any, runs: list[tuple[Recording, Path]], to_do: list[int],
 
 
 def _cluster_run(source: Recording, target: Path, options: RunOptions) -> RunRecord:
-    """A run on a Dask worker, the worker named by its address."""
+    """A run on a Dask worker, the worker named by its address.
+
+    Its output was not complete when the batch sent it: complete now (without --overwrite),
+    an attempt of this run wrote it and its worker was lost before the batch had its report
+    (the scheduler then runs it again). The output is kept; what the run found is not known.
+    """
     from distributed import get_worker
 
-    return recorded_run(source, target, options, get_worker().address)
+    worker = get_worker().address
+    if not options.overwrite and is_complete(target):
+        return RunRecord(RunSummary(
+            input=str(source), output=str(target), status=EXIT_OK,
+            error='written by an earlier attempt, whose worker was lost before it reported'),
+            worker, 0.0)
+    return recorded_run(source, target, options, worker)
 
 
 def _record_of(future: Any, source: Recording) -> RunRecord:
     """A finished future's record; a run lost with its workers, or that raised, as failed."""
     from distributed import KilledWorker
 
-    if future.status != 'error':
+    if future.status == 'finished':
         return future.result()
-    error = future.exception()
-    if isinstance(error, KilledWorker):
+    error = future.exception() if future.status == 'error' else None
+    if error is None:  # cancelled: the scheduler went, or restarted
+        why = f'{source}: lost with the Dask scheduler; run the command again to do it'
+        worker = ''
+    elif isinstance(error, KilledWorker):
         why = (f'{source}: its worker died each of the {error.allowed_failures + 1} times it '
                'ran (distributed.scheduler.allowed-failures); nothing written')
         worker = getattr(error.last_worker, 'address', '')
@@ -158,7 +199,7 @@ class _Progress:
         self.written = self.failed = 0
 
     def start(self) -> None:
-        workers = len(self.client.scheduler_info(n_workers=-1).get('workers', {}))
+        workers = len(self.client.nthreads())
         link = self.client.dashboard_link
         runs = f'{self.total} run{"s" if self.total != 1 else ""}'
         print(f'{runs} on the Dask cluster at {self.client.scheduler.address}: '
