@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
+import re
 import shutil
 import signal
 import subprocess
@@ -301,3 +302,39 @@ def test_paths_given_relative_to_the_command_are_the_same_files_on_the_workers(
     assert [row['status'] for row in rows(tmp_path / 'out').values()] == ['0', '0']
     assert sum(topic == '/joint_states' for topic, _, _ in messages(
         tmp_path / 'out' / 'robot_1')) == 300
+
+
+def test_on_a_terminal_progress_counts_done_running_failed_left_and_names_the_dashboard(
+        tmp_path, cluster, eight):
+    import pty
+
+    folder = tmp_path / 'recordings'
+    for k in range(3):
+        shutil.copytree(eight / f'robot_{k}', folder / f'robot_{k}')
+    (folder / 'broken').mkdir()
+    (folder / 'broken' / 'metadata.yaml').write_text('rosbag2_bagfile_information: [1, 2\n')
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(command(folder, tmp_path / 'out', '--cluster', cluster.address),
+                               stdout=subprocess.PIPE, stderr=terminal)
+    os.close(terminal)
+    written = b''
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the process closed its end
+            break
+        if not chunk:
+            break
+        written += chunk
+    os.close(controller)
+    assert process.wait(timeout=300) == 1
+    said = written.decode()
+    assert (f'4 runs on the Dask cluster at {cluster.address}: 2 workers now, dashboard '
+            f'{cluster.client.dashboard_link}') in said
+    lines = [line.removeprefix('\x1b[K') for line in said.split('\r')]
+    progress = [line for line in lines if ' done, ' in line]
+    assert progress, said
+    for line in progress:
+        assert re.fullmatch(r'\d done, \d running, \d failed, \d left; [\d.]+ runs a minute',
+                            line), line
+    assert progress[-1].startswith('3 done, 0 running, 1 failed, 0 left; ')
