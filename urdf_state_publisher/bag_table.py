@@ -99,7 +99,9 @@ class RunsTable:
         try:
             with self.path.open(newline='', encoding='utf-8') as file:
                 for row in csv.DictReader(file):
-                    self.rows[Path(row['output']).name] = row
+                    if row.get('output'):  # the columns of COLUMNS, any missing one empty
+                        self.rows[Path(row['output']).name] = dict.fromkeys(COLUMNS, '') | {
+                            key: value or '' for key, value in row.items() if key in COLUMNS}
         except FileNotFoundError:
             pass
 
