@@ -33,7 +33,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher.parameters import PARAMETERS
-from urdf_state_publisher.qos import DIAGNOSTICS_QOS, LATCHED_QOS, TF_QOS
+from urdf_state_publisher.qos_profiles import DIAGNOSTICS_QOS, LATCHED_QOS, TF_QOS
 from urdf_state_publisher.rclpy_capabilities import make_executor
 
 # Cycles left out of a slope: caches and the allocator's arenas settle in them.

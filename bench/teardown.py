@@ -38,7 +38,7 @@ import time
 os.environ.setdefault('ROS_DOMAIN_ID', '78')
 
 # (bench/, beside this file)
-from benchmark import Driver, HERE, joint_states, NODE, percentile, PROCESSES, topic_prefix
+from harness import Driver, HERE, joint_states, NODE, percentile, PROCESSES, topic_prefix
 import rclpy
 from rclpy.serialization import serialize_message
 from robots import generated_hands, jvrc1, sample_arm

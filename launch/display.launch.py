@@ -30,6 +30,7 @@ from urdf_state_publisher.launch_support import (
     display_joint_states,
     GUI,
     install_hint,
+    launch_arguments,
     LaunchArgumentError,
     missing_packages,
     NODE_NAME,
@@ -41,7 +42,6 @@ from urdf_state_publisher.launch_support import (
     RvizView,
     viewer_flags,
 )
-from urdf_state_publisher.parameters import launch_arguments
 
 
 def declare_arguments() -> list[DeclareLaunchArgument]:

@@ -10,8 +10,12 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
-from urdf_state_publisher.launch_support import NODE_NAME, node_namespace, node_setup
-from urdf_state_publisher.parameters import launch_arguments
+from urdf_state_publisher.launch_support import (
+    launch_arguments,
+    NODE_NAME,
+    node_namespace,
+    node_setup,
+)
 
 
 def declare_arguments() -> list[DeclareLaunchArgument]:

@@ -38,7 +38,7 @@ from sensor_msgs.msg import JointState, MultiDOFJointState
 from tf2_msgs.msg import TFMessage
 import yaml
 
-from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
+from urdf_state_publisher.qos_profiles import LATCHED_QOS, TF_QOS
 
 FIXTURES = Path(__file__).resolve().parent / 'fixtures'
 MIXED_URDF = FIXTURES / 'mixed_joints.urdf'

@@ -80,6 +80,14 @@ ORACLES = {
                                'conversion is the oracle)'),
     'test_bag.py': Oracle(('rosbags.rosbag2',), "rosbags (urdf_state_publisher_bag's optional "
                                         'dependency, and the bags of the tests)'),
+    'test_bag_folders.py': Oracle(('rosbags.rosbag2', 'rosbags.rosbag1'),
+                                  'rosbags (the folders of recordings of the tests)'),
+    'test_bag_second_pass.py': Oracle(('rosbags.rosbag2',),
+                                      'rosbags (the bags of the tests, read back)'),
+    'test_bag_statuses.py': Oracle(('rosbags.rosbag2',), 'rosbags (the bags of the tests)'),
+    'test_bag_types.py': Oracle(('rosbags.rosbag2', 'rosbags.typesys'),
+                                'rosbags (the output read back; the input bags are written '
+                                "by the tests to rosbag2's own layout)"),
 }
 # The importable modules behind those needs: a test file that imports one must be listed
 # above, whole or by the function that imports it (test/test_oracles.py checks it).
@@ -128,7 +136,7 @@ class _MissingOracleModule(pytest.Module):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path: Path, parent) -> pytest.Module | None:
-    if module_path.parent != TEST_DIR:
+    if TEST_DIR not in module_path.parents:  # test/ and its folders
         return None
     oracle = ORACLES.get(module_path.name)
     if oracle is None or not oracle.missing():

@@ -304,37 +304,21 @@ def test_paths_given_relative_to_the_command_are_the_same_files_on_the_workers(
         tmp_path / 'out' / 'robot_1')) == 300
 
 
-def test_on_a_terminal_progress_counts_done_running_failed_left_and_names_the_dashboard(
+def test_progress_counts_done_running_and_left_and_names_the_dashboard(
         tmp_path, cluster, eight):
-    import pty
-
     folder = tmp_path / 'recordings'
     for k in range(3):
         shutil.copytree(eight / f'robot_{k}', folder / f'robot_{k}')
     (folder / 'broken').mkdir()
     (folder / 'broken' / 'metadata.yaml').write_text('rosbag2_bagfile_information: [1, 2\n')
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen(command(folder, tmp_path / 'out', '--cluster', cluster.address),
-                               stdout=subprocess.PIPE, stderr=terminal)
-    os.close(terminal)
-    written = b''
-    while True:
-        try:
-            chunk = os.read(controller, 4096)
-        except OSError:  # the process closed its end
-            break
-        if not chunk:
-            break
-        written += chunk
-    os.close(controller)
-    assert process.wait(timeout=300) == 1
-    said = written.decode()
+    result = run(folder, tmp_path / 'out', '--cluster', cluster.address)
+    assert result.returncode == 1, result.stdout + result.stderr
     assert (f'4 runs on the Dask cluster at {cluster.address}: 2 workers now, dashboard '
-            f'{cluster.client.dashboard_link}') in said
-    lines = [line.removeprefix('\x1b[K') for line in said.split('\r')]
-    progress = [line for line in lines if ' done, ' in line]
-    assert progress, said
+            f'{cluster.client.dashboard_link}') in result.stderr.splitlines()
+    # To a log, a line at each change (batch_progress), the last once every run is done.
+    progress = [line for line in result.stderr.splitlines() if line.startswith('batch: ')]
+    assert progress, result.stderr
     for line in progress:
-        assert re.fullmatch(r'\d done, \d running, \d failed, \d left; [\d.]+ runs a minute',
-                            line), line
-    assert progress[-1].startswith('3 done, 0 running, 1 failed, 0 left; ')
+        assert re.fullmatch(r'batch: \d of 4 runs done( \(\d not OK\))?, \d running, \d left; '
+                            r'\d+ s(, [\d.]+ runs/s, [\d.]+ s of bag per second)?', line), line
+    assert progress[-1].startswith('batch: 4 of 4 runs done (1 not OK), 0 running, 0 left; ')

@@ -211,7 +211,7 @@ def test_a_batch_stopped_once_every_run_is_done_says_all_were_written(tmp_path):
                              str(tmp_path / 'out'), '--description', str(SAMPLE_URDF),
                              '--jobs', '2'], capture_output=True, text=True, timeout=300)
     assert result.returncode == -signal.SIGTERM, result.stdout + result.stderr
-    assert result.stderr.splitlines() == [
+    assert [line for line in result.stderr.splitlines() if not line.startswith('batch: ')] == [
         'urdf_state_publisher_bag: stopped by SIGTERM; 2 of 2 outputs written before it']
     assert [line.split()[::4] for line in result.stdout.splitlines()[1:3]] == [
         ['run_0', 'ok'], ['run_1', 'ok']]  # the table
@@ -439,6 +439,9 @@ def test_findings_are_dated_by_their_message_and_counted_per_joint(tmp_path):
     assert '      torso_lift_joint: 5 messages, first at 1.200 s, last at 1.240 s' in out, out
     # Not at the next once-a-second status (1.000 s and 2.000 s), when the node logs them.
     assert '[WARN] first at 0.350 s' in out and '[WARN] first at 1.200 s' in out
+    # The live log line gives the same time as the summary (not the status's, 1.000 s).
+    assert '[WARN] [bag time 0.350 s] joint values outside their limits' in result.stderr, \
+        result.stderr
 
 
 def test_joint_states_naming_no_joint_are_dated_by_the_first_of_them(tmp_path):
@@ -517,6 +520,40 @@ def test_a_stopped_batch_starts_no_further_run(tmp_path, monkeypatch):
     assert bag._batch_run(tmp_path / 'run_1', tmp_path / 'out' / 'run_1',
                           bag.RunOptions()) is None
     assert started == [tmp_path / 'run_0']
+
+
+def test_a_batchs_progress_is_shown_from_its_start_to_its_end(tmp_path):
+    # To a pipe: plain lines, one per change. The first comes before any run is done (the
+    # batch's first second, not its first run's end); the counts only go up; the last says all.
+    for k in range(3):
+        write_states(tmp_path / 'runs' / f'run_{k}')
+    result = run(tmp_path / 'runs', tmp_path / 'out', '--description', SAMPLE_URDF,
+                 '--jobs', '1')
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith('batch: ')]
+    done = [int(line.split()[1]) for line in lines]
+    assert done[0] == 0 and lines[0].endswith(' s'), lines  # no throughput before a run is done
+    assert done == sorted(done) and done[-1] == 3, lines
+    assert re.fullmatch(r'batch: 3 of 3 runs done, 0 running, 0 left; \d+ s, [\d.]+ runs/s, '
+                        r'[\d.]+ s of bag per second', lines[-1]), lines
+    # Named as the outputs are in the batch's folder.
+    assert [line.split()[0] for line in result.stdout.splitlines()[1:4]] == [
+        'run_0', 'run_1', 'run_2']
+
+
+def test_a_batch_names_each_run_as_its_output(tmp_path):
+    # A lone .mcap's output drops the suffix: the table names the run as its output is named.
+    rosbag2 = write_states(tmp_path / 'run_0')
+    (tmp_path / 'in').mkdir()
+    for name in ('a', 'b'):
+        bag_file = tmp_path / 'in' / f'{name}.mcap'
+        [mcap] = rosbag2.glob('*.mcap')
+        bag_file.write_bytes(mcap.read_bytes())
+    result = run(tmp_path / 'in' / 'a.mcap', tmp_path / 'in' / 'b.mcap', tmp_path / 'out',
+                 '--description', SAMPLE_URDF, '--jobs', '1')
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['a', 'b', 'runs.csv']
+    assert [line.split()[0] for line in result.stdout.splitlines()[1:3]] == ['a', 'b']
 
 
 def test_a_batch_starts_its_longest_recordings_first(tmp_path):

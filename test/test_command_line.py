@@ -250,4 +250,5 @@ def assert_handlers_come_first(command: str, arguments: list[str], cwd: Path) ->
     assert not {m for m in unguarded if m.split('.')[0] in HEAVY}, sorted(unguarded)
     # The entry points' own modules, of the standard library's built-ins only.
     assert not {m for m in unguarded if m.startswith('urdf_state_publisher.')} - {
-        'urdf_state_publisher.cli', 'urdf_state_publisher.process'}
+        'urdf_state_publisher.cli', 'urdf_state_publisher.process',
+        'urdf_state_publisher.stop_signals'}

@@ -41,7 +41,7 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 import yaml
 
-from urdf_state_publisher.qos import TF_QOS, TF_STATIC_LISTENER_QOS
+from urdf_state_publisher.qos_profiles import TF_QOS, TF_STATIC_LISTENER_QOS
 
 SAMPLE_URDF = Path(__file__).resolve().parent.parent / 'urdf' / 'sample_arm.urdf'
 OURS = ('urdf_state_publisher', 'urdf_state_publisher::UrdfStatePublisher')

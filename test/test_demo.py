@@ -157,8 +157,12 @@ def test_view_and_summary_show_what_was_received(model):
     assert '-11.5° (limit)' in view         # the clamped tip of the mimic chain
     for frame in [*model.links, 'wrist_camera', 'base_laser']:
         assert frame in view
-    narrow = render_view(model, cache, Rates(), 1.0, width=100)
-    assert 'elbow_joint' not in narrow and 'forearm_link' in narrow  # optional columns dropped
+    # At 80x24: the frames and their values, never a number cut, and a word of what is not shown.
+    small = render_view(model, cache, Rates(), 1.0, (80, 23)).splitlines()
+    assert len(small) <= 23 and max(map(len, small)) <= 80
+    assert 'elbow_joint' not in '\n'.join(small) and any('forearm_link' in line for line in small)
+    assert any('28.6°' in line for line in small)  # elbow_joint's value, whole
+    assert any(line.startswith('not shown: ') for line in small), small
     summary = render_summary(model, cache, RateMeter(), RateMeter(), RateMeter(), 1.0)
     assert 'all 16 expected frames seen' in summary
 
@@ -204,9 +208,15 @@ def test_demo_runs_for_a_duration_and_reports(model):
     assert output.startswith('urdf_state_publisher demo: node publishing sample_arm on /tf')
     for frame in [*model.links, 'wrist_camera', 'base_laser']:
         assert frame in output, frame
-    tf = re.search(r'^  /tf: (\d+) messages, ([\d.]+) Hz$', output, re.MULTILINE)
+    tf = re.search(r'^  /tf: ([\d,]+) messages, ([\d.]+) Hz$', output, re.MULTILINE)
     assert tf is not None, output
-    assert int(tf.group(1)) > 0 and float(tf.group(2)) > 0.0
+    assert int(tf.group(1).replace(',', '')) > 0 and float(tf.group(2)) > 0.0
+    # The 5 s asked for, counted from the first /tf; the processes' start said apart.
+    watched = re.search(r'^summary of ([\d.]+) s of /tf, from its first message \(([\d.]+) s '
+                        r'after the demo started: the node and the motion source took ([\d.]+) '
+                        r's to start and publish\):$', output, re.MULTILINE)
+    assert watched is not None, output
+    assert 5.0 <= float(watched[1]) < float(watched[2])
     assert 'all 16 expected frames seen' in output
     assert 'MISSING' not in output
 

@@ -786,7 +786,7 @@ def test_long_cycle_lists_ten_links_and_the_count() -> None:
     assert 'kinematic cycle' in message
     assert message.count('link ') == 10
     assert message.count('joint ') == 10
-    assert "-> joint 'j10' -> ... (1000 links in the cycle);" in message
+    assert "-> joint 'j10' -> ... (1,000 links in the cycle);" in message
     assert len(message) < 500
 
 

@@ -78,6 +78,8 @@ EXAMPLES = {
         'test_bag.py::test_the_usage_on_the_recorded_data_page_is_the_commands',
     ('recorded-data.md', 'run       messages        /tf  findings  status'):
         'test_bag.py::test_a_batch_runs_every_input_and_its_table_is_the_pages',
+    ('recorded-data.md', 'batch: 2 of 5 runs done'):
+        'test_batch_progress.py::test_the_progress_line_of_the_recorded_data_page_is_a_batchs',
     ('recorded-data.md', 'urdf_state_publisher_bag /data/2026-11-27/ /data/2026-11-27_tf/'):
         'test_bag_statuses.py::test_the_script_of_the_recorded_data_page_says_each_status',
     ('recorded-data.md', 'urdf_state_publisher_bag /fleet/2026-11-27/ /fleet/2026-11-27_tf/'):
@@ -94,6 +96,11 @@ EXAMPLES = {
         "needs a ROS 2 install (rosdep, apt, colcon test with launch_testing): "
         'test_colcon_workspace.py builds the package with colcon and runs colcon test, and '
         "test_launch_files.py reads the launch file's warnings as they reach launch's loggers",
+    ('recorded-data.md', 'ros2 bag play --clock run_42_tf/'):
+        'test_bag.py::test_tf_static_is_stored_transient_local_so_that_playback_latches_it '
+        '(the QoS the player adopts; ros2 bag and rviz2 need a ROS 2 install)',
+    ('recorded-data.md', '/robot_description:'):
+        THIS + 'test_the_playback_qos_override_latches_the_description_and_tf_static',
     ('development.md', 'make demo'):
         'the commands that run the demo and this suite: test_demo.py runs the demo, .ci/run '
         'runs make test',
@@ -139,7 +146,9 @@ def test_every_code_block_in_doc_is_run_by_a_test():
     for test in EXAMPLES.values():
         if '::' in test:  # the named test exists
             file, name = test.split(' ', 1)[0].split('::')
-            assert f'def {name}(' in (REPO / 'test' / file).read_text(), test
+            paths = list((REPO / 'test').rglob(file))  # in test/ or a folder, by its unique name
+            assert len(paths) == 1, test
+            assert f'def {name}(' in paths[0].read_text(), test
 
 
 def test_the_inspect_command_runs_on_the_sample_robot(tmp_path):
@@ -312,3 +321,14 @@ def test_the_refusal_of_a_mismatched_end_tag_is_as_shown():
     with pytest.raises(DescriptionError) as refusal:
         parse_description(text)
     assert str(refusal.value) == line
+
+
+def test_the_playback_qos_override_latches_the_description_and_tf_static():
+    """The file given to ros2 bag play --qos-profile-overrides-path: each topic transient
+    local and reliable (what RViz's RobotModel and tf2's static listener ask for), in the
+    policy names and values rosbag2's override schema takes."""
+    overrides = yaml.safe_load(block('recorded-data.md', '/robot_description:'))
+    assert set(overrides) == {'/robot_description', '/tf_static'}
+    for policies in overrides.values():
+        assert policies == {'reliability': 'reliable', 'durability': 'transient_local',
+                            'history': 'keep_last', 'depth': 1}

@@ -9,7 +9,7 @@ import pytest
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
+from urdf_state_publisher.qos_profiles import LATCHED_QOS, TF_QOS
 
 
 @pytest.fixture

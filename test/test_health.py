@@ -23,10 +23,9 @@ from urdf_state_publisher.health import (
     LogLine,
     MAX_SOURCES,
     NAMES_KEPT,
-    prefix_change,
-    PrefixChange,
     WAIT_S,
 )
+from urdf_state_publisher.health_names import prefix_change, PrefixChange
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.stream import JointStream
 

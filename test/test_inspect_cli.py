@@ -91,7 +91,7 @@ def test_sample_robot_report(capsys):
                      r'\[-1.4, 1.2\] rad +\[-1.6, 1.6\] rad', joints)
     assert section(out, 'Warnings') == ['  none']
     assert out.rstrip().splitlines()[-1] == (
-        "summary: robot 'sample_arm': 14 links, 13 joints (8 movable: 6 independent + 2 mimic; "
+        "summary: robot 'sample_arm': 14 links, 13 joints (8 moving: 6 independent + 2 mimic; "
         '5 fixed), 2 sensors, 0 warnings: OK')
 
 

@@ -525,7 +525,7 @@ def test_parameter_arguments_name_the_defaults_of_parameters(path, monkeypatch):
     Checked with a changed default too: the launch files take it from the table, so the
     change alone changes what they say.
     """
-    from urdf_state_publisher import parameters
+    from urdf_state_publisher import launch_support, parameters
 
     expected = {'publish_frequency': 'else 20.0)', 'frame_prefix': 'else empty)',
                 'use_sim_time': 'else false)'}
@@ -535,7 +535,7 @@ def test_parameter_arguments_name_the_defaults_of_parameters(path, monkeypatch):
 
     changed = tuple(dataclasses.replace(spec, default=30.0) if spec.name == 'publish_frequency'
                     else spec for spec in parameters.DOCUMENTED)
-    monkeypatch.setattr(parameters, 'DOCUMENTED', changed)
+    monkeypatch.setattr(launch_support, 'DOCUMENTED', changed)  # where launch_arguments reads it
     description = declared_launch_arguments(path, monkeypatch)['publish_frequency'].kwargs[
         'description']
     assert description.endswith("(default: the params_file's, else 30.0)")

@@ -37,7 +37,7 @@ import pytest
 from rclpy.serialization import serialize_message
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.qos import TF_QOS
+from urdf_state_publisher.qos_profiles import TF_QOS
 
 PAN, TORSO, ELBOW = 'shoulder_pan_joint', 'torso_lift_joint', 'elbow_joint'
 VALID = {TORSO: 0.1, PAN: 0.2, ELBOW: 0.3, 'left_finger_joint': 0.01}

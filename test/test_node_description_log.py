@@ -8,7 +8,7 @@ the suggestion.
 from pathlib import Path
 import re
 
-from node_fixtures import wait_for_log
+from node_fixtures import wait_until
 
 GAZEBO_ARM = Path(__file__).resolve().parent / 'fixtures' / 'gazebo_arm.urdf'
 ELBOW_ORIGIN = '<origin rpy="0 0.8 0" xyz="0.35 0 0"/>'
@@ -24,9 +24,11 @@ EXTENSIONS = (
 def start_log(start_node, probe, path: Path) -> list[tuple[str, str]]:
     """(level, message) of each log line of a node started on `path`, up to its summary."""
     node = start_node({'description_file': str(path)})
-    # The summary line ('robot ...: ..., N warnings') comes after the description's WARN and
-    # INFO lines.
-    output = wait_for_log(node, probe, ' warnings\n', timeout=20.0)
+    # The summary line ('robot ...: ..., 1 warning' or 'N warnings') comes after the
+    # description's WARN and INFO lines.
+    wait_until(lambda: re.search(r' warnings?\n', node.output()), 20.0,
+               lambda: probe.spin(0.05), 'the summary line in the node log')
+    output = node.output()
     log = []
     for match in map(LOG_LINE.match, output.splitlines()):
         if match:
@@ -58,7 +60,7 @@ def test_a_misspelt_element_in_a_joint_gives_one_warning_with_the_suggestion(
     misspelt = text.replace(ELBOW_ORIGIN, ELBOW_ORIGIN.replace('<origin', '<orgin'))
     line = 1 + misspelt[:misspelt.index('<orgin')].count('\n')
     summary, warnings, log = warnings_at_start(start_node, probe, tmp_path, misspelt)
-    assert summary.endswith(', 2 sensors, 1 warnings')
+    assert summary.endswith(', 2 sensors, 1 warning')
     assert warnings == [(
         'WARN',
         f"robot description: unknown element <orgin> (line {line}) in "
@@ -78,7 +80,7 @@ def test_a_description_that_is_not_xml_starts_with_one_warning_naming_the_first_
     line = 1 + text.count('\n', 0, ampersand)
     column = ampersand - text.rfind('\n', 0, ampersand)
     summary, warnings, _ = warnings_at_start(start_node, probe, tmp_path, text)
-    assert summary.endswith(', 2 sensors, 1 warnings')
+    assert summary.endswith(', 2 sensors, 1 warning')
     assert warnings == [(
         'WARN',
         f"robot description: line {line}, column {column}: a bare '&' in attribute 'note' of "

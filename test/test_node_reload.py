@@ -24,7 +24,7 @@ import pytest
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.qos import LATCHED_QOS
+from urdf_state_publisher.qos_profiles import LATCHED_QOS
 
 NAME = 'reload'
 SAMPLE = SAMPLE_URDF.read_text()

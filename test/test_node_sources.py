@@ -37,7 +37,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 import yaml
 
-from urdf_state_publisher.qos import LATCHED_QOS
+from urdf_state_publisher.qos_profiles import LATCHED_QOS
 
 
 def test_description_file_urdf_is_read_at_startup(start_node, probe):

@@ -23,7 +23,7 @@ from node_fixtures import (
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.qos import LATCHED_QOS
+from urdf_state_publisher.qos_profiles import LATCHED_QOS
 
 SAMPLE = SAMPLE_URDF.read_text()
 

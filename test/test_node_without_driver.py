@@ -29,7 +29,7 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher.health import GRACE_S
-from urdf_state_publisher.qos import TF_QOS
+from urdf_state_publisher.qos_profiles import TF_QOS
 
 LIMIT = '<limit lower="{lower}" upper="{upper}" effort="10" velocity="10"/>'
 

@@ -18,7 +18,7 @@ from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 import yaml
 
-from urdf_state_publisher.qos import TF_QOS
+from urdf_state_publisher.qos_profiles import TF_QOS
 from urdf_state_publisher.rclpy_capabilities import bytes_publisher
 
 # The node's process, in an rclpy whose publisher handles have no publish_raw: every other use

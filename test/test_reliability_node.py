@@ -59,7 +59,7 @@ from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher import RobotModel
 from urdf_state_publisher.parameters import NodeConfig
-from urdf_state_publisher.qos import LATCHED_QOS, TF_QOS
+from urdf_state_publisher.qos_profiles import LATCHED_QOS, TF_QOS
 
 ROBOT_URDF = Path(__file__).resolve().parent / 'fixtures' / 'reliability_robot.urdf'
 ROBOT_TEXT = ROBOT_URDF.read_text()

@@ -214,9 +214,9 @@ def test_a_context_shut_down_elsewhere_ends_the_spin_loop():
     from urdf_state_publisher.process import (
         init_ros,
         spin_until_stopped,
-        STOP_SIGNALS,
         StopRequest,
     )
+    from urdf_state_publisher.stop_signals import STOP_SIGNALS
 
     handlers = {number: signal.getsignal(number) for number in STOP_SIGNALS}
     context = rclpy.Context()

@@ -9,9 +9,12 @@ on three robots. It goes through the node's own objects (JointStateReader, Joint
 serializing ActiveModel, JointStateHealth) in the node's order, with fake clocks, and every /tf
 message and the health's counters are compared with the recording in
 fixtures/tf_output_default_config.json, made by the code before the node decided before
-computing and re-recorded once since, when the transforms' matrix product left the BLAS for
-einsum (the same decisions and counts; values changed in the last bit). Re-record, only for an
-intended change of output, with:
+computing and re-recorded twice since: when the transforms' matrix product left the BLAS for
+einsum (the same decisions and counts; values changed in the last bit), and when quaternions
+took KDL's sign. That time the recording was made by the code before the change, with each
+rotation given the sign of reference_math.kdl_quaternion (KDL's rule, written independently),
+so that it holds the package's sign rule to the reference's on every message. Re-record, only
+for an intended change of output, with:
 
     python test/test_tf_output_identity.py --record
 """

@@ -37,7 +37,8 @@ if [[ ${1:-} == --for ]]; then
   shift 2 || true
 fi
 
-log() { printf '[bootstrap] %s\n' "$*" >&2; }
+# log, show_progress: what the steps say while they work.
+source "$repo/tools/bootstrap_progress.sh"
 
 # Stops with what failed and what to do about it.
 fail() {
@@ -101,14 +102,19 @@ if [[ ${1:-} == path ]]; then
   exit 0
 fi
 
-# pip, with its output shown only when it fails (this machine's pip configuration names
-# local wheel folders that may not exist, and pip warns about each of them on every run).
+# pip, its progress shown as it goes (show_progress) and its whole output only when it fails
+# (this machine's pip configuration names local wheel folders that may not exist, and pip warns
+# about each of them on every run).
 pip_install() {
-  local out
-  if ! out=$("$venv/bin/python" -m pip install -q "$@" 2>&1); then
-    grep -v '^WARNING: Location' <<<"$out" >&2
+  local output_log
+  output_log=$(mktemp)
+  if ! "$venv/bin/python" -m pip install --progress-bar off "$@" 2>&1 \
+      | show_progress "$current_step" "$output_log"; then
+    grep -v '^WARNING: Location' "$output_log" >&2
+    rm -f "$output_log"
     return 1
   fi
+  rm -f "$output_log"
 }
 
 hash_of() { cat "$@" | sha256sum | cut -c1-16; }
@@ -121,9 +127,25 @@ step() {
     return 0
   fi
   current_step=$name
-  log "$name ($distro, Python $py_version) ..."
+  local start=$SECONDS
+  log "$name ($distro, Python $py_version): $(step_says "$name") ..."
   "step_$name"
   echo "$hash" > "$stamp"
+  log "$name: done in $((SECONDS - start)) s"
+}
+
+# What step NAME does, in a few words, for its start line.
+step_says() {
+  case $1 in
+    venv) echo "creating the virtual environment $venv" ;;
+    ros) echo "installing the ROS 2 wheels of requirements/ros2-$distro.txt (about a minute" \
+      'the first time)' ;;
+    tf2_msgs | composition_interfaces) echo "generating and building the $1 interfaces" \
+      '(cmake, make)' ;;
+    dev) echo 'installing the test, lint and documentation tools (requirements/dev.txt)' ;;
+    package) echo 'installing this package, editable' ;;
+    bag) echo "installing the bag command's optional dependencies (rosbags)" ;;
+  esac
 }
 
 step_venv() {
@@ -186,11 +208,14 @@ generate_interfaces() {
   (
     cd "$build"
     export CMAKE_PREFIX_PATH="$venv" AMENT_PREFIX_PATH="$venv"
+    log "$name: configuring (cmake)"
     cmake "$repo/interfaces/$name" \
       -DCMAKE_INSTALL_PREFIX="$venv" \
       -DPython3_EXECUTABLE="$venv/bin/python" \
       -DBUILD_TESTING=OFF > cmake.log 2>&1 || { cat cmake.log >&2; exit 1; }
-    make -j"$(nproc)" install > make.log 2>&1 || { tail -50 make.log >&2; exit 1; }
+    log "$name: building (make -j$(nproc))"
+    make -j"$(nproc)" install 2>&1 | show_progress "$name" make.log \
+      || { tail -50 make.log >&2; exit 1; }
   )
   rm -rf "$build"  # kept only when the build fails, for its logs
 }

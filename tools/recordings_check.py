@@ -7,8 +7,10 @@ RECORDINGS_DIR holds the two ROS 1 recordings of other people that CI has beside
 a user runs it, and its output read back:
 
 - MoveIt's Panda demo: the computed /tf equals the /tf that the robot's own
-  robot_state_publisher recorded, at every stamp and child frame both have (to 1e-12); none of
-  the robot's recorded transforms is left in the output, and MoveIt's `world` transform is.
+  robot_state_publisher recorded, at every stamp and child frame both have, component for
+  component (to 1e-12; a rotation's sign included, which is KDL's); none of the robot's
+  recorded transforms is left in the output, and MoveIt's `world` transform is. The robot's
+  recorded /tf_static equals the computed one alike.
 - The ROS 1 robot_state_publisher's own PR2 test bag (roslib/Header, a topic named without a
   leading slash): /tf is computed for every moving joint the recording names, and its two
   names that are no joints of the PR2 are reported.
@@ -59,9 +61,8 @@ def transforms(path: Path, topic: str) -> dict[tuple[int, str], tuple[str, np.nd
 
 
 def same_pose(a: np.ndarray, b: np.ndarray) -> bool:
-    """Equal translations and rotations (a quaternion and its negative are one rotation)."""
-    return (np.abs(a[:3] - b[:3]).max() <= TOLERANCE
-            and min(np.abs(a[3:] - b[3:]).max(), np.abs(a[3:] + b[3:]).max()) <= TOLERANCE)
+    """Equal translations and quaternions, component for component (sign included)."""
+    return bool(np.abs(a - b).max() <= TOLERANCE)
 
 
 def check_panda(recordings: Path, output: Path) -> list[str]:
@@ -92,8 +93,18 @@ def check_panda(recordings: Path, output: Path) -> list[str]:
     recorded_static = transforms(bag, '/tf_static')
     if not {c for (_, c) in recorded_static} & fixed:
         failures.append('panda: the recording has no transform of the robot on /tf_static')
+    # Fixed transforms are stamped when published: compared by frame.
+    recorded_fixed = {c: pose for (_, c), pose in recorded_static.items() if c in fixed}
+    computed_fixed = {c: pose for (_, c), pose in static.items() if c in fixed}
+    wrong_fixed = sorted(c for c in recorded_fixed.keys() & computed_fixed.keys()
+                         if recorded_fixed[c][0] != computed_fixed[c][0]
+                         or not same_pose(recorded_fixed[c][1], computed_fixed[c][1]))
+    if wrong_fixed:
+        failures.append(f'panda: {len(wrong_fixed)} of {len(recorded_fixed)} fixed transforms '
+                        f'differ from the recorded ones, first {wrong_fixed[0]}')
     print(f'panda: {len(both)} transforms at the same stamp and frame, '
-          f'{len(both) - len(wrong)} equal')
+          f'{len(both) - len(wrong)} equal; {len(recorded_fixed)} fixed transforms, '
+          f'{len(recorded_fixed) - len(wrong_fixed)} equal')
     return failures
 
 

@@ -17,10 +17,10 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
   after its input), on a pool of processes (--jobs, default every core), each streaming its own
   recording, the longest first; or, with --cluster (or DASK_SCHEDULER_ADDRESS), on the workers
   of a Dask cluster (bag_cluster). A batch keeps OUTPUT/runs.csv as its runs finish, and run
-  again does only the runs whose outputs are not complete (bag_table). One progress line for
-  the batch; a table at the end. A lone run with a core to spare has a second process copy
-  the recording and write the output, from before the run has loaded its engine
-  (writer_process).
+  again does only the runs whose outputs are not complete (bag_table). The batch's progress
+  from its first second (runs done, running and left, throughput: batch_progress) on stderr; a
+  table at the end. A lone run with a core to spare has a second process copy the recording
+  and write the output, from before the run has loaded its engine (writer_process).
 - The exit status (also in --help; the numbers are exit_status's, shared with inspect): 0
   written and /tf computed; 1 bad input or an error, nothing written; 2 written, but the
   description and the recording do not fit (no /tf, or moving joints the recording never
@@ -87,9 +87,11 @@ from urdf_state_publisher.bag_stops import (
     stops_deferred,
 )
 from urdf_state_publisher.bag_table import recorded_run, RunRecord, RunsTable, this_worker
+from urdf_state_publisher.batch_progress import BatchProgress, BatchState
 from urdf_state_publisher.cli import end_by
 from urdf_state_publisher.exit_status import ArgumentParser, USAGE
-from urdf_state_publisher.process import STOP_SIGNALS
+from urdf_state_publisher.stop_signals import STOP_SIGNALS
+from urdf_state_publisher.words import counted
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -106,6 +108,7 @@ EXIT_STATUS = (f'exit status: {EXIT_OK} the output was written and /tf computed;
                f'that order ({EXIT_FAILED}, {EXIT_UNFIT}, {EXIT_FINDINGS}); {USAGE} a usage '
                'error, nothing done. Interrupted: ended by SIGINT (SIGTERM, SIGHUP: by that '
                'signal), nothing written but the outputs of the runs done before it.')
+PROGRESS_PERIOD_S = 1.0  # a batch's progress is looked at this often
 # A batch's worst status first: an error, then a misfit, then findings.
 _SEVERITY = (EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS, EXIT_OK)
 # A finding's names shown on the terminal; the rest are counted (all in --findings FILE).
@@ -403,7 +406,7 @@ def _print_summary(summary: RunSummary, findings_file: Path | None) -> None:
             lines.append(f'  [{finding.level}] first at {finding.first:.3f} s{times}: '
                          f'{finding.text}')
             for name in finding.names[:NAMES_SHOWN]:
-                lines.append(f'      {name.name}: {name.count:,} messages, first at '
+                lines.append(f'      {name.name}: {counted(name.count, "message")}, first at '
                              f'{name.first:.3f} s, last at {name.last:.3f} s')
             more = len(finding.names) - NAMES_SHOWN
             if more > 0:
@@ -495,7 +498,7 @@ def _run_batch(runs: list[tuple[Recording, Path]], output: Path, options: RunOpt
     else:
         table.write()  # a batch done before: its table as it was
     ordered = [summaries[k] for k in range(len(runs))]
-    _print_table(ordered, time.monotonic() - started)
+    _print_table(ordered, [target.name for _, target in runs], time.monotonic() - started)
     _print_folder_notes(folder)
     written = _write_findings(findings_file, ordered)
     if stopped_after_done():
@@ -507,39 +510,45 @@ def _run_batch(runs: list[tuple[Recording, Path]], output: Path, options: RunOpt
 def _run_on_pool(runs: list[tuple[Recording, Path]], to_do: list[int], options: RunOptions,
                  jobs: int, stopped_by: list[int], table: RunsTable) -> dict[int, RunSummary]:
     """Runs `to_do` of `runs` on a pool of `jobs` processes; their summaries, by index."""
-    from concurrent.futures import as_completed, ProcessPoolExecutor  # a batch's only
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # a batch's only
     import multiprocessing
 
-    terminal = sys.stderr.isatty()
     started = time.monotonic()
+    terminal = sys.stderr.isatty()
+    # The width matters only where the line is redrawn: on a terminal.
+    progress = BatchProgress(sys.stderr, terminal, started,
+                             os.get_terminal_size(sys.stderr.fileno()).columns if terminal else 0)
     summaries: dict[int, RunSummary] = {}
+    workers = max(1, min(jobs, len(to_do)))
     # The platform's way to start a worker (on Linux a fork, whose worker has this process's
     # imports; from Python 3.14 a fork server's, which imports them once more); a run shares
     # nothing with this process that it changes.
     stopping = multiprocessing.Event()
-    with ProcessPoolExecutor(max_workers=max(1, min(jobs, len(to_do))),
+    with ProcessPoolExecutor(max_workers=workers,
                              initializer=_start_worker, initargs=(stopping,)) as pool:
         # The longest runs first: one started last would finish alone, on one core, after the
         # others (a fleet's runs differ in length a hundredfold).
         longest_first = sorted(to_do, key=lambda k: -recording_bytes(runs[k][0]))
         futures = {pool.submit(_batch_run, *runs[k], options): k for k in longest_first}
         try:
-            for future in as_completed(futures):
-                k = futures[future]
-                record = future.result()
-                if record is None:  # not run: a worker was stopped (its own signal)
-                    raise KeyboardInterrupt
-                table.record(runs[k][1], record)
-                summaries[k] = record.summary
-                if terminal:
-                    sys.stderr.write(
-                        f'\r\x1b[K{len(summaries)} of {len(to_do)} runs done in '
-                        f'{time.monotonic() - started:.0f} s, '
-                        f'{sum(s.status != EXIT_OK for s in summaries.values())} not OK')
-                    sys.stderr.flush()
+            pending = set(futures)
+            while pending:
+                progress.show(_batch_state(len(to_do), summaries, pending, workers),
+                              time.monotonic())
+                finished, pending = wait(pending, timeout=PROGRESS_PERIOD_S,
+                                         return_when=FIRST_COMPLETED)
+                for future in finished:
+                    record = future.result()
+                    if record is None:  # not run: a worker was stopped (its own signal)
+                        raise KeyboardInterrupt
+                    table.record(runs[futures[future]][1], record)
+                    summaries[futures[future]] = record.summary
+            progress.show(_batch_state(len(to_do), summaries, pending, workers),
+                          time.monotonic())
             done()  # every run has reported: a stop from here on ends the batch after its table
         except KeyboardInterrupt:
             stopping.set()
+            progress.clear()  # the line that says why comes next
             # A second stop while the workers clean up is this one (bag_stops).
             with suppress(KeyboardInterrupt), stops_deferred():
                 # Ctrl-C reaches the workers too (the terminal's process group); a signal sent
@@ -555,9 +564,22 @@ def _run_on_pool(runs: list[tuple[Recording, Path]], to_do: list[int], options: 
             written = len(runs) - len(to_do) + _outputs_written(futures)
             raise KeyboardInterrupt(f'{written} of {len(runs)} outputs written before it; the '
                                     'runs not done left nothing') from None
-    if terminal:
-        sys.stderr.write('\r\x1b[K')
+    progress.clear()
     return summaries
+
+
+def _batch_state(total: int, summaries: dict[int, RunSummary], pending: set[Future],
+                 workers: int) -> BatchState:
+    """A batch's runs by state, from its summaries so far and its futures not done.
+
+    The pool marks running the runs it has handed to its workers' queue, which holds one more
+    than there are workers: at most `workers` of them run.
+    """
+    return BatchState(
+        total=total, done=len(summaries),
+        running=min(workers, sum(1 for future in pending if future.running())),
+        not_ok=sum(s.status != EXIT_OK for s in summaries.values()),
+        recorded_seconds=sum(s.bag_seconds for s in summaries.values()))
 
 
 def _outputs_written(futures: Iterable[Future]) -> int:
@@ -622,23 +644,24 @@ _STATUS_NAMES = {EXIT_OK: 'ok', EXIT_FAILED: 'failed', EXIT_UNFIT: 'does not fit
                  EXIT_FINDINGS: 'findings'}
 
 
-def _print_table(summaries: list[RunSummary], elapsed: float) -> None:
-    width = max(len(Path(s.input).name) for s in summaries)
+def _print_table(summaries: list[RunSummary], names: list[str], elapsed: float) -> None:
+    """The batch's table; each run named as its output in the batch's folder is."""
+    width = max(len(name) for name in names)
     lines = [f'{"run":<{width}}  {"messages":>10}  {"/tf":>9}  {"findings":>8}  status']
-    for s in summaries:
+    for name, s in zip(names, summaries):
         tf = sum(count for topic, count in (s.written or {}).items()
                  if topic.endswith('/tf'))
-        lines.append(f'{Path(s.input).name:<{width}}  {s.messages:>10,}  {tf:>9,}  '
+        lines.append(f'{name:<{width}}  {s.messages:>10,}  {tf:>9,}  '
                      f'{len(s.findings):>8}  {_STATUS_NAMES[s.status]}')
-    for s in summaries:
+    for name, s in zip(names, summaries):
         why = s.error or s.unfit
         if why:
-            lines.append(f'{Path(s.input).name}: {why}')
+            lines.append(f'{name}: {why}')
         for finding in s.findings:
-            lines.append(f'{Path(s.input).name}: [{finding.level}] first at {finding.first:.3f} '
+            lines.append(f'{name}: [{finding.level}] first at {finding.first:.3f} '
                          f's: {finding.text}')
     done = sum(s.status == EXIT_OK for s in summaries)
-    lines.append(f'{done} of {len(summaries)} runs ok, in {_seconds(elapsed)}')
+    lines.append(f'{done} of {counted(len(summaries), "run")} ok, in {_seconds(elapsed)}')
     print('\n'.join(lines))
 
 

@@ -29,6 +29,8 @@ from urdf_state_publisher.bag_input import BagInputError, recording_bytes
 from urdf_state_publisher.bag_run import EXIT_FAILED, EXIT_OK, RunOptions, RunSummary
 from urdf_state_publisher.bag_stops import done
 from urdf_state_publisher.bag_table import is_complete, recorded_run, RunRecord, RunsTable
+from urdf_state_publisher.batch_progress import BatchProgress, BatchState
+from urdf_state_publisher.words import counted
 
 __all__ = ['ADDRESS_VARIABLE', 'cluster_address', 'run_on_cluster']
 
@@ -36,9 +38,6 @@ __all__ = ['ADDRESS_VARIABLE', 'cluster_address', 'run_on_cluster']
 ADDRESS_VARIABLE = 'DASK_SCHEDULER_ADDRESS'
 # How long a scheduler that does not answer is waited for.
 CONNECT_TIMEOUT_S = 30
-# The progress line: redrawn this often on a terminal; a line this often in a log.
-TERMINAL_EVERY_S = 1.0
-LOG_EVERY_S = 60.0
 
 
 def cluster_address(given: str | None) -> str | None:
@@ -186,48 +185,42 @@ def _record_of(future: Any, source: Recording) -> RunRecord:
 
 
 class _Progress:
-    """Done, running, failed and left, the throughput, and the Dask dashboard's address.
+    """The batch's progress (batch_progress), the runs counted running as the scheduler does.
 
-    On a terminal, one line redrawn on stderr; else a line now and then, for a job's log.
+    First, one line: where the runs go, how many workers there are, the Dask dashboard.
     """
 
     def __init__(self, client: Any, total: int, keys: set[str]):
+        from urdf_state_publisher.bag import PROGRESS_PERIOD_S
+
         self.client, self.total, self.keys = client, total, keys
-        self.terminal = sys.stderr.isatty()
-        self.every = TERMINAL_EVERY_S if self.terminal else LOG_EVERY_S
-        self.started = self.shown = time.monotonic()
-        self.written = self.failed = 0
+        self.every = PROGRESS_PERIOD_S
+        terminal = sys.stderr.isatty()
+        self.progress = BatchProgress(
+            sys.stderr, terminal, time.monotonic(),
+            os.get_terminal_size(sys.stderr.fileno()).columns if terminal else 0)
+        self.summaries: list[RunSummary] = []
+
+    @property
+    def written(self) -> int:
+        return sum(1 for summary in self.summaries if summary.output is not None)
 
     def start(self) -> None:
-        workers = len(self.client.nthreads())
         link = self.client.dashboard_link
-        runs = f'{self.total} run{"s" if self.total != 1 else ""}'
-        print(f'{runs} on the Dask cluster at {self.client.scheduler.address}: '
-              f'{workers} workers now' + (f', dashboard {link}' if link else ''),
-              file=sys.stderr, flush=True)
+        print(f'{counted(self.total, "run")} on the Dask cluster at '
+              f'{self.client.scheduler.address}: {counted(len(self.client.nthreads()), "worker")} '
+              'now' + (f', dashboard {link}' if link else ''), file=sys.stderr, flush=True)
 
     def reported(self, summary: RunSummary) -> None:
-        if summary.output is None:
-            self.failed += 1
-        else:
-            self.written += 1
+        self.summaries.append(summary)
 
     def show(self) -> None:
-        now = time.monotonic()
-        if not self.terminal and now - self.shown < self.every:
-            return
-        self.shown = now
         running = sum(1 for keys in self.client.processing().values()
                       for key in keys if key in self.keys)
-        finished = self.written + self.failed
-        elapsed = now - self.started
-        line = (f'{self.written} done, {running} running, {self.failed} failed, '
-                f'{self.total - finished - running} left; {finished / elapsed * 60:.1f} '
-                f'runs a minute')
-        sys.stderr.write(f'\r\x1b[K{line}' if self.terminal else f'{line}\n')
-        sys.stderr.flush()
+        self.progress.show(BatchState(
+            total=self.total, done=len(self.summaries), running=running,
+            not_ok=sum(s.status != EXIT_OK for s in self.summaries),
+            recorded_seconds=sum(s.bag_seconds for s in self.summaries)), time.monotonic())
 
     def end(self) -> None:
-        if self.terminal:
-            sys.stderr.write('\r\x1b[K')
-            sys.stderr.flush()
+        self.progress.clear()

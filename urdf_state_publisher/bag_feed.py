@@ -191,7 +191,7 @@ class BagFeed:
         engine.on_diagnostics_timer()
         if self.suppressed and self.options.live:
             self._say('INFO', f'{self.suppressed:,} more log lines of conditions shown above not '
-                      'printed; the findings below count them')
+                      'printed; the findings below count them', self.now_ns)
 
     def _handlers(self) -> dict[int, Callable[[bytes], None]]:
         """What each recorded topic's messages go to, by its role: the engine, the output."""
@@ -341,16 +341,30 @@ class BagFeed:
         key = (name, key or kind or text)
         finding = self.findings.get(key)
         if finding is None:
-            self.findings[key] = [name, text, self.now_ns, 1, kind]
-            self._say(name, text)
+            first_ns = self._first_message_ns(kind)
+            self.findings[key] = [name, text, first_ns, 1, kind]
+            self._say(name, text, first_ns)
         else:
             finding[3] += 1
             self.suppressed += 1
 
-    def _say(self, level: str, text: str) -> None:
+    def _first_message_ns(self, kind: str) -> int:
+        """When a condition came: its first message's log time; else (time brought it) now.
+
+        The node says a condition of messages at its next status, up to a second after the
+        message that had it: the log line and the summary both give that message's time.
+        """
+        # A misspelt parameter is said before the engine exists, at the recording's start.
+        tallied = self.engine.health.event_tallies().get(_NAMES_OF.get(kind, kind)) \
+            if kind and kind != UNKNOWN_PARAMETER else None
+        if not tallied:
+            return self.now_ns
+        return min(round(t.first * BILLION) for t in tallied.values())
+
+    def _say(self, level: str, text: str, at_ns: int) -> None:
         if not self.options.live:
             return
-        at = (self.now_ns - self.start_ns) / BILLION
+        at = (at_ns - self.start_ns) / BILLION
         prefix = '\r\x1b[K' if self.terminal else ''
         self.err.write(f'{prefix}[{level}] [bag time {at:.3f} s] {text}\n')
 

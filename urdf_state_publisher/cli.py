@@ -30,7 +30,7 @@ import signal
 import stat
 import sys
 
-from urdf_state_publisher.process import STOP_SIGNALS
+from urdf_state_publisher.stop_signals import STOP_SIGNALS
 
 # Not typing.TYPE_CHECKING: the entry points import this module before their handlers are in
 # place, and typing would take a tenth of that time.

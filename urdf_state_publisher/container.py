@@ -22,7 +22,7 @@ from urdf_state_publisher.composition import (
 )
 from urdf_state_publisher.errors import StartupError
 from urdf_state_publisher.node import UrdfStatePublisher
-from urdf_state_publisher.qos import CONTAINER_SERVICE_QOS
+from urdf_state_publisher.qos_profiles import CONTAINER_SERVICE_QOS
 from urdf_state_publisher.rclpy_capabilities import node_takes
 
 __all__ = ['ComponentContainer']

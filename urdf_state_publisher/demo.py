@@ -22,7 +22,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from typing import TextIO
 
@@ -34,6 +33,7 @@ from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
+from urdf_state_publisher.demo_layout import FrameRow, lay_out
 from urdf_state_publisher.description import Joint, JointType
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import Pose, rpy_from_quaternion, twist_angle
@@ -41,8 +41,9 @@ from urdf_state_publisher.inspect_cli import tree_prefix, walk_tree
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.motion_source import DEFAULT_RATE_HZ, positive_number
 from urdf_state_publisher.process import init_ros, StopRequest
-from urdf_state_publisher.qos import TF_QOS, TF_STATIC_LISTENER_QOS
+from urdf_state_publisher.qos_profiles import TF_QOS, TF_STATIC_LISTENER_QOS
 from urdf_state_publisher.rclpy_capabilities import make_executor
+from urdf_state_publisher.words import counted
 
 __all__ = ['RateMeter', 'Rates', 'TransformCache', 'bundled_description', 'joint_value', 'main',
            'render_summary', 'render_view']
@@ -224,8 +225,10 @@ def expected_frames(model: RobotModel) -> tuple[str, ...]:
 def header(model: RobotModel, rates: Rates) -> str:
     """The line that says what the viewer is looking at."""
     return (f'urdf_state_publisher demo: node publishing {model.name} on /tf '
-            f'({len(model.movable_joints)} moving joints, {rate_text(rates.tf)}) and /tf_static '
-            f'({len(model.fixed_joints)} fixed frames + {len(model.sensors)} sensors); '
+            f'({counted(len(model.movable_joints), "moving joint")}, {rate_text(rates.tf)}) '
+            'and /tf_static '
+            f'({counted(len(model.fixed_joints), "fixed frame")} + '
+            f'{counted(len(model.sensors), "sensor")}); '
             f'motion source publishing joint_states, {rate_text(rates.joint_states)}; '
             'Ctrl-C to quit')
 
@@ -253,46 +256,38 @@ def _format_value(model: RobotModel, joint: Joint, value: float | None) -> str:
     return text
 
 
-def _format_pose(pose: Pose | None) -> list[str]:
+def _pose_numbers(pose: Pose | None) -> tuple[tuple[float, ...] | None, tuple[float, ...] | None]:
+    """A pose's position (metres) and roll, pitch, yaw (degrees); None, None if not known."""
     if pose is None:
-        return ['', '', '', '', '', '']
-    roll, pitch, yaw = (math.degrees(a) for a in rpy_from_quaternion(pose.rotation))
-    return [f'{c:.3f}' for c in pose.translation] + [f'{a:.1f}' for a in (roll, pitch, yaw)]
-
-
-# Table columns: title, left-aligned, and whether it may be left out on a narrow terminal.
-_COLUMNS = (('frame', True, False), ('joint', True, True), ('type', True, True),
-            ('value', False, False), ('x [m]', False, False), ('y [m]', False, False),
-            ('z [m]', False, False), ('roll°', False, False), ('pitch°', False, False),
-            ('yaw°', False, False))
-
-
-def _plural(count: int, noun: str) -> str:
-    return f'{count} {noun}' + ('' if count == 1 else 's')
+        return None, None
+    return (tuple(pose.translation),
+            tuple(math.degrees(a) for a in rpy_from_quaternion(pose.rotation)))
 
 
 def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed: float,
-                width: int | None = None) -> str:
+                size: tuple[int, int] | None = None) -> str:
     """The live view: header, topic rates, and one row per frame of the tree.
 
-    With a `width`, the joint and type columns are left out if the table would not fit.
+    With a `size` (columns, lines), laid out to fit it, saying what is left out (demo_layout).
     """
     expected = expected_frames(model)
     seen = sum(1 for f in expected if cache.pose_in(f, model.root) is not None)
-    lines = [
+    prose = [
         header(model, rates),
         f'after {elapsed:.1f} s: /tf {rate_text(rates.tf)} '
-        f'({_plural(rates.tf_count, "message")}), /tf_static {rate_text(rates.tf_static)} '
-        f'({_plural(rates.tf_static_count, "message")}, latched), joint_states '
+        f'({counted(rates.tf_count, "message")}), /tf_static {rate_text(rates.tf_static)} '
+        f'({counted(rates.tf_static_count, "message")}, latched), joint_states '
         f'{rate_text(rates.joint_states)} '
-        f'({_plural(rates.joint_states_count, "message")}); frames seen {seen}/{len(expected)} '
+        f'({counted(rates.joint_states_count, "message")}); frames seen {seen}/{len(expected)} '
         '(connected to the root)',
+    ]
+    legend = [
         f'Poses: each frame in root frame {model.root!r}, chained from the transforms received '
         'on /tf and /tf_static. Values: decoded from those transforms (* = mimic joint, set by '
         'the node from its leader; (limit) = clamped).',
         '',
     ]
-    table = [[title for title, _, _ in _COLUMNS]]
+    rows = []
     for label, frame, joint, sensor_type in _tree_rows(model):
         pose = cache.pose_in(frame, model.root)
         if joint is None:
@@ -308,45 +303,42 @@ def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed:
                                       else joint_value(joint, received[1]))
         if pose is None:
             value = value if value not in ('', '—') else '(not received yet)'
-        table.append([label, name, kind, value, *_format_pose(pose)])
-    shown = list(range(len(_COLUMNS)))
-    widths = [max(len(row[i]) for row in table) for i in shown]
-
-    def total() -> int:
-        return sum(widths[i] + 2 for i in shown) - 2
-
-    for optional in (i for i, (_, _, may_drop) in enumerate(_COLUMNS) if may_drop):
-        if width is None or total() <= width:
-            break
-        shown.remove(optional)
-    if width is not None:  # the prose wraps; table rows are cut by the screen
-        lines = [wrapped for line in lines
-                 for wrapped in (textwrap.wrap(line, width, subsequent_indent='  ') or [''])]
-    for row in table:
-        cells = [row[i].ljust(widths[i]) if _COLUMNS[i][1] else row[i].rjust(widths[i])
-                 for i in shown]
-        lines.append('  '.join(cells).rstrip())
-    return '\n'.join(lines)
+        rows.append(FrameRow(label, name, kind, value, *_pose_numbers(pose)))
+    return '\n'.join(lay_out(prose, rows, size, legend))
 
 
 def render_summary(model: RobotModel, cache: TransformCache, tf: RateMeter,
-                   tf_static: RateMeter, joint_states: RateMeter, elapsed: float) -> str:
-    """The final report: messages and rates per topic, and which expected frames were seen."""
+                   tf_static: RateMeter, joint_states: RateMeter, elapsed: float,
+                   watched: float | None = None) -> str:
+    """The final report: messages and rates per topic, and which expected frames were seen.
+
+    `elapsed`: seconds since the demo started; `watched`: since the first /tf message (what
+    --duration counts), None if none came. The difference is the processes' start.
+    """
     expected = expected_frames(model)
     missing = [f for f in expected if cache.pose_in(f, model.root) is None]
     extra = sorted(cache.frames.difference(expected))
+    if watched is None:
+        heading = f'summary after {elapsed:.1f} s (no /tf message came):'
+    else:
+        heading = (f'summary of {watched:.1f} s of /tf, from its first message ({elapsed:.1f} s '
+                   f'after the demo started: the node and the motion source took '
+                   f'{elapsed - watched:.1f} s to start and publish):')
     lines = [
-        f'summary after {elapsed:.1f} s:',
-        f'  /tf: {tf.count} messages, {tf.average():.1f} Hz',
-        f'  /tf_static: {_plural(tf_static.count, "message")} (latched: published once per '
+        heading,
+        f'  /tf: {counted(tf.count, "message")}, {tf.average():.1f} Hz',
+        f'  /tf_static: {counted(tf_static.count, "message")} (latched: published once per '
         'model)',
-        f'  joint_states: {joint_states.count} messages, {joint_states.average():.1f} Hz',
+        f'  joint_states: {counted(joint_states.count, "message")}, '
+        f'{joint_states.average():.1f} Hz',
         f'  frames seen: {len(expected) - len(missing)} of {len(expected)} expected '
-        f'({len(model.links)} links + {len(model.sensors)} sensors), each with its whole chain '
+        f'({counted(len(model.links), "link")} + {counted(len(model.sensors), "sensor")}), '
+        'each with its whole chain '
         f'of transforms to root {model.root!r}',
     ]
     if missing:
-        lines.append(f'  MISSING {len(missing)} expected frames: {", ".join(missing)}')
+        lines.append(f'  MISSING {counted(len(missing), "expected frame")}: '
+                     f'{", ".join(missing)}')
     else:
         lines.append(f'  all {len(expected)} expected frames seen: {", ".join(expected)}')
     if extra:
@@ -484,9 +476,15 @@ class Screen:
         self.period = TTY_PERIOD_S if self.interactive else SNAPSHOT_PERIOD_S
         self._started = False
 
-    def width(self) -> int | None:
-        """The terminal's width in columns; None (no limit) for a file or a pipe."""
-        return shutil.get_terminal_size().columns if self.interactive else None
+    def size(self) -> tuple[int, int] | None:
+        """The room for the view; None (no limit) for a file or a pipe.
+
+        The terminal's (columns, lines), but its last line: the cursor's.
+        """
+        if not self.interactive:
+            return None
+        size = shutil.get_terminal_size()
+        return size.columns, max(size.lines - 1, 1)
 
     def show(self, text: str) -> None:
         if not self.interactive:
@@ -584,8 +582,10 @@ def main(argv: Sequence[str] | None = None, stop: StopRequest | None = None) -> 
                 screen.close()
                 # After SIGHUP the terminal is gone: nothing more to show.
                 if status == 0 and stop.signal != signal.SIGHUP:
+                    now = time.monotonic()
+                    watched = None if viewer.tf.first is None else now - viewer.tf.first
                     print(render_summary(model, viewer.cache, viewer.tf, viewer.tf_static,
-                                         viewer.joint_states, time.monotonic() - start),
+                                         viewer.joint_states, now - start, watched),
                           flush=True)
             finally:
                 executor.shutdown()
@@ -622,13 +622,13 @@ def _run(model: RobotModel, viewer: Viewer, executor: Executor, screen: Screen,
         live_since = viewer.tf.first
         if live_since is None and now - start > STARTUP_TIMEOUT_S:
             return _fail(screen, f'nothing arrived on /tf within {STARTUP_TIMEOUT_S:g} s '
-                         f'(/tf_static: {_plural(viewer.tf_static.count, "message")}, '
-                         f'joint_states: {_plural(viewer.joint_states.count, "message")})',
+                         f'(/tf_static: {counted(viewer.tf_static.count, "message")}, '
+                         f'joint_states: {counted(viewer.joint_states.count, "message")})',
                          children)
         finished = duration is not None and live_since is not None and now - live_since >= duration
         if finished or now >= next_draw:
             screen.show(render_view(model, viewer.cache, viewer.rates(now), now - start,
-                                    screen.width()))
+                                    screen.size()))
             if finished:
                 return 0
             next_draw += screen.period

@@ -35,6 +35,7 @@ from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import JointStateHealth, Level
 from urdf_state_publisher.joint_settings import JointSettings
 from urdf_state_publisher.joint_state_wire import JointStateReader, read_multi_dof_joint_state
+from urdf_state_publisher.kdl_sign import kdl_signed
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.parameters import NodeConfig, PARAMETERS, ParameterValueError
 from urdf_state_publisher.resolved_state import ResolvedFields, ResolvedState
@@ -42,6 +43,7 @@ from urdf_state_publisher.resolved_wire import ResolvedWriter
 from urdf_state_publisher.stream import JointStream, Publication
 from urdf_state_publisher.tf_wire import TransformTemplate
 from urdf_state_publisher.timer_output import TimerOutput
+from urdf_state_publisher.words import counted
 
 __all__ = ['ActiveModel', 'configured_description', 'DIAGNOSTICS_PERIOD_S', 'Fallback', 'Outputs',
            'StateEngine']
@@ -119,12 +121,12 @@ class ActiveModel:
         return self._resolved_writer.serialize(fields)
 
     def static_message(self, sec: int, nanosec: int) -> bytes:
-        """The complete /tf_static message: fixed joints and sensor frames."""
+        """The complete /tf_static message: fixed joints and sensor frames, signed as KDL signs."""
         prefix = self.stream.frame_prefix
         statics = self.stream.model.static_transforms()
         rows = np.array([(*s.pose.translation, *s.pose.rotation) for s in statics]).reshape(-1, 7)
         return TransformTemplate([(prefix + s.parent, prefix + s.child) for s in statics]
-                                 ).serialize(sec, nanosec, rows)
+                                 ).serialize(sec, nanosec, kdl_signed(rows))
 
 
 def configured_description(config: NodeConfig) -> tuple[DescriptionText, str] | None:
@@ -256,10 +258,13 @@ class StateEngine:
         if extensions is not None:
             self._log(Level.OK, f'robot description: {extensions}')
         self._log(Level.OK,
-                  f"robot '{model.name}': root '{model.root}', {len(model.links)} links, "
-                  f'{len(model.movable_joints)} moving joints ({len(model.mimic_joints)} mimic), '
-                  f'{len(model.fixed_joints)} fixed joints, {len(model.sensors)} sensors, '
-                  f'{len(model.warnings)} warnings')
+                  f"robot '{model.name}': root '{model.root}', "
+                  f'{counted(len(model.links), "link")}, '
+                  f'{counted(len(model.movable_joints), "moving joint")} '
+                  f'({len(model.mimic_joints)} mimic), '
+                  f'{counted(len(model.fixed_joints), "fixed joint")}, '
+                  f'{counted(len(model.sensors), "sensor")}, '
+                  f'{counted(len(model.warnings), "warning")}')
         self._outputs.tf_static(self.active.static_message(*self._clock()))
         if self._outputs.robot_description is not None:
             self._outputs.robot_description(string_message(description.text))

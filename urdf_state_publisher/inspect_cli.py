@@ -30,6 +30,7 @@ from urdf_state_publisher.description import (
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.exit_status import ArgumentParser, FAILED, FINDINGS, OK, USAGE
 from urdf_state_publisher.model import RobotModel
+from urdf_state_publisher.words import counted
 
 __all__ = ['load_model', 'main', 'render_dot', 'render_report']
 
@@ -235,9 +236,10 @@ def describe_joint(model: RobotModel, name: str) -> str:
 
 def tree_text(model: RobotModel) -> str:
     """The kinematic tree as indented text: joints with types, axes, limits and mimics."""
-    lines = [f'robot {model.name!r}: root {model.root!r}, {len(model.links)} links, '
-             f'{len(model.movable_joints)} movable joints ({len(model.mimic_joints)} mimic), '
-             f'{len(model.sensors)} sensors', model.root]
+    lines = [f'robot {model.name!r}: root {model.root!r}, {counted(len(model.links), "link")}, '
+             f'{counted(len(model.movable_joints), "moving joint")} '
+             f'({len(model.mimic_joints)} mimic), {counted(len(model.sensors), "sensor")}',
+             model.root]
     for indent, item in walk_tree(model):
         text = (describe_joint(model, item.name) if isinstance(item, Joint)
                 else f'{item.name} [sensor {item.type}]')
@@ -306,11 +308,11 @@ def _extensions_section(model: RobotModel) -> list[str]:
     lines += _table(rows)
     unlisted = extensions.total - len(extensions.listed)
     if unlisted:
-        counted = [f'{label} ×{number}' for label, number in extensions.counts]
+        by_name = [f'{label} ×{number}' for label, number in extensions.counts]
         others = extensions.total - sum(number for _, number in extensions.counts)
         if others:
-            counted.append(f'{others} of other names')
-        lines.append(f'  ... and {unlisted} more, not listed; all by name: {", ".join(counted)}')
+            by_name.append(f'{others} of other names')
+        lines.append(f'  ... and {unlisted} more, not listed; all by name: {", ".join(by_name)}')
     return lines
 
 
@@ -332,15 +334,11 @@ def summary_line(model: RobotModel, strict: bool = False) -> str:
         verdict = 'FAILED (--strict: warnings are errors)'
     else:
         verdict = 'usable, with warnings'
-    return (f'summary: robot {model.name!r}: {_count(len(model.links), "link")}, '
-            f'{_count(len(joints), "joint")} ({len(model.movable_joints)} movable: '
+    return (f'summary: robot {model.name!r}: {counted(len(model.links), "link")}, '
+            f'{counted(len(joints), "joint")} ({len(model.movable_joints)} moving: '
             f'{independent} independent + {len(model.mimic_joints)} mimic; '
-            f'{len(model.fixed_joints)} fixed), {_count(len(model.sensors), "sensor")}, '
-            f'{_count(warnings, "warning")}: {verdict}')
-
-
-def _count(number: int, noun: str) -> str:
-    return f'{number} {noun}' + ('' if number == 1 else 's')
+            f'{len(model.fixed_joints)} fixed), {counted(len(model.sensors), "sensor")}, '
+            f'{counted(warnings, "warning")}: {verdict}')
 
 
 def render_report(model: RobotModel, *, source: str = '', soft_limits: bool = False,

@@ -5,8 +5,8 @@ checks them, works out what the node will run with (the params_file under the ar
 finds the packages display.launch.py needs and renders its RViz view. Every user-caused problem
 is a LaunchArgumentError whose message is the one line launch prints.
 
-Imports only the standard library and this package's parameters module at load; yaml, xacro
-and the description reader when a function needs them.
+Imports only the standard library and this package's parameters module at load; launch,
+launch_ros, yaml, xacro and the description reader when a function needs them.
 """
 
 from __future__ import annotations
@@ -20,19 +20,20 @@ from typing import Any, TYPE_CHECKING
 
 from urdf_state_publisher.parameters import (
     DOCUMENTED,
+    launch_default_text,
     launch_value,
     ParameterSpec,
     ParameterValueError,
-    xacro_mappings,
 )
+from urdf_state_publisher.xacro_arguments import xacro_mappings
 
 if TYPE_CHECKING:
     from urdf_state_publisher.description import DescriptionText
 
 __all__ = [
     'DISPLAY_PACKAGES', 'GUI', 'LaunchArgumentError', 'NODE_NAME', 'NodeSetup', 'SAMPLE_MODEL',
-    'RvizView', 'display_joint_states', 'install_hint', 'missing_packages', 'node_namespace',
-    'node_setup',
+    'RvizView', 'display_joint_states', 'install_hint', 'launch_arguments', 'missing_packages',
+    'node_namespace', 'node_setup',
     'parameter_overrides', 'params_file_values', 'render_rviz_config', 'rviz_view',
     'viewer_flags',
 ]
@@ -335,3 +336,39 @@ def render_rviz_config(template: str, view: RvizView) -> str:
             display['Description Topic']['Value'] = view.description_topic
             display['TF Prefix'] = view.tf_prefix
     return yaml.safe_dump(config, sort_keys=False, default_flow_style=False)
+
+
+def launch_arguments(namespace_description: str) -> list:
+    """The DeclareLaunchArgument actions of urdf_state_publisher.launch.py, in order.
+
+    display.launch.py declares the same and forwards them. Every argument defaults to ''
+    meaning "not given": then the params_file's value, else the node's default, stands
+    (for `model`: the params_file's description, else the bundled sample robot).
+    """
+    from launch.actions import DeclareLaunchArgument
+
+    overrides = [
+        DeclareLaunchArgument(
+            spec.name, default_value='',
+            description=f"{spec.description} (default: the params_file's, else "
+                        f'{launch_default_text(spec)})')
+        for spec in DOCUMENTED if spec.launch_argument]
+    return [
+        DeclareLaunchArgument(
+            'model', default_value='',
+            description='Robot description: a .urdf file, or a .xacro file expanded with '
+                        "xacro_args; given, it overrides the params_file's robot_description "
+                        "and description_file (default: the params_file's description, else "
+                        'the bundled sample robot).'),
+        DeclareLaunchArgument(
+            'xacro_args', default_value='',
+            description="Space-separated 'name:=value' arguments for a .xacro model, or for "
+                        "the params_file's description_file."),
+        DeclareLaunchArgument(
+            'namespace', default_value='', description=namespace_description),
+        *overrides,
+        DeclareLaunchArgument(
+            'params_file', default_value='',
+            description='Optional YAML file of urdf_state_publisher parameters: its values win '
+                        'over the defaults, the arguments above that are given win over it.'),
+    ]

@@ -28,6 +28,7 @@ from urdf_state_publisher.geometry import (
     rotate,
     twist_angle,
 )
+from urdf_state_publisher.kdl_sign import sign_factors
 
 __all__ = ['FrameTransform', 'JointUpdate', 'RobotModel', 'UpdatePlan']
 
@@ -96,7 +97,8 @@ class UpdatePlan:
     # columns are views made once, with a buffer for v/2): fewer numpy calls per message.
     _coefficients: np.ndarray
     _columns: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # v, cos, sin; v/2
-    _zeros: np.ndarray  # (7N,): a dot product with them is NaN when an operand is not finite
+    # ((7 + sign columns)·N,): a dot product with them is NaN when an operand is not finite
+    _zeros: np.ndarray
 
     def unclamped(self, positions: np.ndarray) -> np.ndarray:
         """The outputs' values before any limit: each follower from the named joint it follows.
@@ -155,25 +157,38 @@ class RobotModel:
         # Rows: T0, V, A, B; a joint at value v is T0 + v·V + cos(v/2)·A + sin(v/2)·B. The
         # rows a joint type does not use are zero, so every joint takes the same four
         # coefficients and the terms it does not use add exact zeros.
-        self._basis = np.zeros((n, 4, 7))
+        # Columns past the transform's 7: functions of the joint's value whose product has the
+        # sign KDL gives its quaternion (kdl_sign.sign_factors), padded with ones.
+        factors = []
+        for name in self.scalar_joints:
+            joint, rotation = self._joints[name], self._origin[name].rotation
+            factors.append(sign_factors(rotation, (0.0,) * 4) if joint.type is JointType.PRISMATIC
+                           else sign_factors(rotation, quaternion_multiply(rotation,
+                                                                            (*joint.axis, 0.0))))
+        self._sign_columns = max((len(f) for f in factors), default=1)
+        self._basis = np.zeros((n, 4, 7 + self._sign_columns))
+        self._basis[:, 0, 7:] = 1.0
         for i, name in enumerate(self.scalar_joints):
             joint = self._joints[name]
             self._lower[i], self._upper[i] = self.limits(name)
             origin = self._origin[name]
             self._basis[i, 0, :3] = origin.translation
             if joint.type is JointType.PRISMATIC:
-                self._basis[i, 0, 3:] = origin.rotation
+                self._basis[i, 0, 3:7] = origin.rotation
                 self._basis[i, 1, :3] = rotate(origin.rotation, joint.axis)
             else:
                 # q(θ) = q_origin ⊗ (axis·sin(θ/2), cos(θ/2)) = cos(θ/2)·A + sin(θ/2)·B
-                self._basis[i, 2, 3:] = origin.rotation
-                self._basis[i, 3, 3:] = quaternion_multiply(origin.rotation, (*joint.axis, 0.0))
+                self._basis[i, 2, 3:7] = origin.rotation
+                self._basis[i, 3, 3:7] = quaternion_multiply(origin.rotation, (*joint.axis, 0.0))
+            for k, factor in enumerate(factors[i]):
+                self._basis[i, (0, 2, 3), 7 + k] = factor
         # Per joint, the largest value whose transform cannot overflow: the terms other than
         # v·V stay below half the largest double, and v·V below the other half.
         largest = np.finfo(float).max
-        rest = (np.abs(self._basis[:, 0]) + np.abs(self._basis[:, 2])
-                + np.abs(self._basis[:, 3])).max(axis=1, initial=0.0)
-        slope = np.abs(self._basis[:, 1]).max(axis=1, initial=0.0)
+        transform = self._basis[:, :, :7]
+        rest = (np.abs(transform[:, 0]) + np.abs(transform[:, 2])
+                + np.abs(transform[:, 3])).max(axis=1, initial=0.0)
+        slope = np.abs(transform[:, 1]).max(axis=1, initial=0.0)
         with np.errstate(divide='ignore'):
             self._reach = np.where(rest < largest / 2,
                                    np.minimum(largest / 2 / slope, largest), -1.0)
@@ -240,7 +255,7 @@ class RobotModel:
 
     @property
     def independent_joints(self) -> tuple[str, ...]:
-        """Movable joints that are not mimic followers: the ones a joint-state source drives."""
+        """Moving joints that are not mimic followers: the ones a joint-state source drives."""
         return tuple(n for n in self.movable_joints if self._joints[n].mimic is None)
 
     def has_joint(self, name: str) -> bool:
@@ -437,7 +452,7 @@ class RobotModel:
             _coefficients=coefficients,
             _columns=(coefficients[:, 1], coefficients[:, 2], coefficients[:, 3],
                       np.empty(len(index))),
-            _zeros=np.zeros(7 * len(index)),
+            _zeros=np.zeros((7 + self._sign_columns) * len(index)),
         )
 
     def update(self, names: Sequence[str], positions: Sequence[float] | np.ndarray) -> JointUpdate:
@@ -458,7 +473,7 @@ class RobotModel:
         # left after it (or a finite one that overflows) puts a NaN or an infinity in its
         # transform, which makes that product NaN. Anything else is sorted out joint by joint.
         if not clamped and not math.isnan(transforms.ravel().dot(plan._zeros)):
-            return JointUpdate(plan, values, transforms, (), ())
+            return JointUpdate(plan, values, transforms[:, :7], (), ())
         if not clamped and plan.levels:
             # A non-finite transform is judged on followers computed level by level: a gain
             # composed along a chain can overflow where each step does not.
@@ -488,7 +503,7 @@ class RobotModel:
             values, wanted, transforms, _ = self._evaluate(plan, positions, by_level=True)
         # Every value left is finite: an infinite one leaves its transform not finite.
         clamped = tuple(plan.joints[i] for i in np.flatnonzero(values != wanted))
-        return JointUpdate(plan, values, transforms, clamped, non_finite)
+        return JointUpdate(plan, values, transforms[:, :7], clamped, non_finite)
 
     def _without(self, plan: UpdatePlan, positions: np.ndarray,
                  dropped: np.ndarray) -> tuple[UpdatePlan, np.ndarray, tuple[str, ...]]:
@@ -503,9 +518,10 @@ class RobotModel:
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
         """Values (clamped), wanted values and transforms of `plan`'s outputs; True if clamped.
 
-        `positions` are the message's, in the order of `plan.names`. Followers are computed
-        level by level when a limit is hit or `by_level` is true, else each from its named
-        leader with the composed gain and offset.
+        The transforms are (N, 7 + sign columns): the first 7 columns each output's transform,
+        its quaternion signed as KDL signs it (kdl_sign). `positions` are the message's, in the
+        order of `plan.names`. Followers are computed level by level when a limit is hit or
+        `by_level` is true, else each from its named leader with the composed gain and offset.
         """
         # Per message, every numpy operation costs one to three microseconds whatever the
         # robot's size (the process wakes up for it with cold caches), and so does each call
@@ -534,6 +550,11 @@ class RobotModel:
         np.cos(half, out=cosine)
         np.sin(half, out=sine)
         transforms = np.einsum('nk,nkj->nj', plan._coefficients, plan._basis)
+        # KDL's sign: the product of the sign columns'. A multiplication by ±1 costs less than a
+        # negation where a mask says, and copysign has no 0 for a product that is 0.
+        signs = (transforms[:, 7:] if transforms.shape[1] == 8
+                 else transforms[:, 7:].prod(axis=1, keepdims=True))
+        transforms[:, 3:7] *= np.copysign(1.0, signs)
         return values, wanted, transforms, clamped
 
     def joint_pose(self, name: str, value: float | Pose = 0.0) -> Pose:

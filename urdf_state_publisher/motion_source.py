@@ -23,6 +23,7 @@ from urdf_state_publisher.description import JointType
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.process import run_node, StopRequest
+from urdf_state_publisher.words import counted
 
 __all__ = ['JointMotion', 'MotionPlan', 'MotionSource', 'main']
 
@@ -113,7 +114,7 @@ class MotionSource(Node):
         self._start_ns = self.get_clock().now().nanoseconds
         self.create_timer(1.0 / rate, self._publish)
         self.get_logger().info(
-            f'publishing {len(self._names)} joints on '
+            f'publishing {counted(len(self._names), "joint")} on '
             f"'{self.resolve_topic_name('joint_states')}' at {rate:g} Hz: "
             + ', '.join(self._names))
 

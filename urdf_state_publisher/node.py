@@ -30,8 +30,14 @@ from urdf_state_publisher.engine import (
 from urdf_state_publisher.errors import DescriptionError, StartupError
 from urdf_state_publisher.health import Level
 from urdf_state_publisher.joint_settings import JointSettings
-from urdf_state_publisher.parameters import declare, PARAMETERS, ParameterValueError
-from urdf_state_publisher.qos import DIAGNOSTICS_QOS, JOINT_STATES_QOS, LATCHED_QOS, TF_QOS
+from urdf_state_publisher.parameter_declaration import declare
+from urdf_state_publisher.parameters import PARAMETERS, ParameterValueError
+from urdf_state_publisher.qos_profiles import (
+    DIAGNOSTICS_QOS,
+    JOINT_STATES_QOS,
+    LATCHED_QOS,
+    TF_QOS,
+)
 from urdf_state_publisher.rclpy_capabilities import bytes_publisher
 from urdf_state_publisher.source_topics import check_no_feedback, source_topics
 from urdf_state_publisher.unknown_parameters import unknown_parameters

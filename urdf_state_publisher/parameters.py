@@ -1,55 +1,35 @@
 """The node's parameters: every fact about each one, in PARAMETERS and nowhere else.
 
-From this table come the node's typed declarations (`declare`), the checked `NodeConfig`, the
-parameters file config/urdf_state_publisher.yaml (`config_yaml`), the parameter table of
-doc/parameters.md (`readme_table`) and the launch files' arguments (`launch_arguments`). Print
-the generated texts with `python -m urdf_state_publisher.parameters yaml|readme`; the tests
-fail, naming the parameter and the file, when a file and this table disagree.
+From this table come the checked `NodeConfig`, the parameters file
+config/urdf_state_publisher.yaml (`config_yaml`) and the parameter table of doc/parameters.md
+(`readme_table`); the node's typed declarations (parameter_declaration.py) and the launch
+files' arguments (launch_support.py) are made from it in the shells that use them. Print the
+generated texts with `python -m urdf_state_publisher.parameters yaml|readme`; the tests fail,
+naming the parameter and the file, when a file and this table disagree.
 
-This module imports neither rclpy nor launch at load: `declare` and `launch_arguments` import
-what they need when called, so the launch files and the ROS-free tests can import it.
+This module imports no ROS package, so the launch files and the ROS-free tests can import it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 import re
 import sys
 import textwrap
-from typing import Any
 
 from urdf_state_publisher.errors import DescriptionError
-from urdf_state_publisher.quoting import quoted
+from urdf_state_publisher.xacro_arguments import xacro_mappings
 
 __all__ = [
     'DOCUMENTED', 'LAUNCH_OVERRIDES', 'NodeConfig', 'PARAMETERS', 'ParameterSpec',
-    'ParameterValueError', 'USE_SIM_TIME', 'config_yaml', 'declare', 'launch_arguments',
-    'launch_value', 'readme_table', 'xacro_mappings',
+    'ParameterValueError', 'USE_SIM_TIME', 'config_yaml', 'launch_default_text', 'launch_value',
+    'readme_table',
 ]
 
 
 class ParameterValueError(ValueError):
     """A parameter value the node cannot use; the message names the parameter."""
-
-
-def xacro_mappings(arguments: Mapping[str, str] | Sequence[str]) -> dict[str, str]:
-    """The arguments for xacro (xacro_args, the API's) as a mapping; DescriptionError if not.
-
-    Given as a mapping or as 'name:=value' strings.
-    """
-    if isinstance(arguments, Mapping):
-        return {str(name): str(value) for name, value in arguments.items()}
-    if isinstance(arguments, str):
-        arguments = [arguments]
-    mappings = {}
-    for argument in arguments:
-        name, separator, value = str(argument).partition(':=')
-        if not separator or not name:
-            raise DescriptionError(
-                f'xacro argument {quoted(argument)} is not of the form name:=value')
-        mappings[name] = value
-    return mappings
 
 
 # The value types, by the Python type of the default: (ROS ParameterType name, documented name).
@@ -79,6 +59,11 @@ class ParameterSpec:
         """The type as doc/parameters.md writes it: bool, string, double or string[]."""
         return _TYPES[type(self.default)][1]
 
+    @property
+    def ros_type_name(self) -> str:
+        """The rcl_interfaces ParameterType constant's name, e.g. PARAMETER_DOUBLE."""
+        return _TYPES[type(self.default)][0]
+
     def check(self, value: object) -> bool | str | float | tuple[str, ...]:
         """`value` as this parameter's type; ParameterValueError naming it if unusable.
 
@@ -100,30 +85,6 @@ class ParameterSpec:
                 self.value_range[0] <= value <= self.value_range[1]):
             raise ParameterValueError(f'{self.name} must be {self.constraints}, got {value!r}')
         return value
-
-    def descriptor(self) -> Any:
-        """The rcl_interfaces ParameterDescriptor: type, description, range and read-only."""
-        from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
-
-        descriptor = ParameterDescriptor(
-            name=self.name, type=getattr(ParameterType, _TYPES[type(self.default)][0]),
-            description=self.description, additional_constraints=self.constraints,
-            read_only=self.read_only, dynamic_typing=False)
-        if self.value_range is not None:
-            descriptor.floating_point_range = [FloatingPointRange(
-                from_value=self.value_range[0], to_value=self.value_range[1], step=0.0)]
-        return descriptor
-
-    def ros_value(self, value: object) -> Any:
-        """`value` (checked) as an rcl_interfaces ParameterValue of this parameter's type."""
-        from rcl_interfaces.msg import ParameterType, ParameterValue
-
-        kind = type(self.default)
-        message = ParameterValue(type=getattr(ParameterType, _TYPES[kind][0]))
-        field = {bool: 'bool_value', str: 'string_value', float: 'double_value',
-                 tuple: 'string_array_value'}[kind]
-        setattr(message, field, list(value) if kind is tuple else value)
-        return message
 
 
 _A_TYPE = {bool: 'true or false', str: 'a string', float: 'a number',
@@ -278,38 +239,6 @@ if [f.name for f in fields(NodeConfig)] != [spec.name for spec in PARAMETERS]:
     raise AssertionError('NodeConfig has not one field per PARAMETERS entry, in order')
 
 
-def declare(node: Any) -> NodeConfig:
-    """Declare PARAMETERS on an rclpy node, statically typed, and return their checked values.
-
-    The node is made with `automatically_declare_parameters_from_overrides`, so a parameter
-    that was given (params file, -p, launch) is declared already, with its value; the others
-    are declared here, at their defaults. rclpy's static typing alone would refuse YAML's
-    `publish_frequency: 50` (an integer), and with a traceback. So each parameter is first
-    declared dynamically typed and writable, which takes any override; NodeConfig checks (and
-    converts) the values, raising ParameterValueError naming the first unusable one; then
-    `Node.set_descriptor` puts the typed descriptor in place, with the converted value as its
-    alternative value. From then on rclpy itself refuses a value of another type or outside the
-    range, with the reason, and `ros2 param describe` shows the type, range, constraints and
-    read-only flag. `set_descriptor` is public rclpy API with the same behaviour on Humble,
-    Jazzy, Kilted and Rolling: it refuses only a parameter whose current descriptor is
-    read-only, which is why the first declaration is writable.
-    """
-    from rcl_interfaces.msg import ParameterDescriptor
-
-    for spec in PARAMETERS:
-        if not node.has_parameter(spec.name):
-            node.declare_parameter(spec.name, list(spec.default) if type(spec.default) is tuple
-                                   else spec.default,
-                                   ParameterDescriptor(description=spec.description,
-                                                       dynamic_typing=True))
-    config = NodeConfig.from_values(
-        {spec.name: node.get_parameter(spec.name).value for spec in PARAMETERS})
-    for spec in PARAMETERS:
-        node.set_descriptor(spec.name, spec.descriptor(),
-                            spec.ros_value(getattr(config, spec.name)))
-    return config
-
-
 # --- The texts generated from the table --------------------------------------------------------
 
 def yaml_value(value: object) -> str:
@@ -404,42 +333,6 @@ def launch_value(spec: ParameterSpec, text: str) -> bool | str | float:
 def launch_default_text(spec: ParameterSpec) -> str:
     """How a launch argument's description names the parameter's default."""
     return 'empty' if spec.default == '' else yaml_value(spec.default)
-
-
-def launch_arguments(namespace_description: str) -> list:
-    """The DeclareLaunchArgument actions of urdf_state_publisher.launch.py, in order.
-
-    display.launch.py declares the same and forwards them. Every argument defaults to ''
-    meaning "not given": then the params_file's value, else the node's default, stands
-    (for `model`: the params_file's description, else the bundled sample robot).
-    """
-    from launch.actions import DeclareLaunchArgument
-
-    overrides = [
-        DeclareLaunchArgument(
-            spec.name, default_value='',
-            description=f"{spec.description} (default: the params_file's, else "
-                        f'{launch_default_text(spec)})')
-        for spec in DOCUMENTED if spec.launch_argument]
-    return [
-        DeclareLaunchArgument(
-            'model', default_value='',
-            description='Robot description: a .urdf file, or a .xacro file expanded with '
-                        "xacro_args; given, it overrides the params_file's robot_description "
-                        "and description_file (default: the params_file's description, else "
-                        'the bundled sample robot).'),
-        DeclareLaunchArgument(
-            'xacro_args', default_value='',
-            description="Space-separated 'name:=value' arguments for a .xacro model, or for "
-                        "the params_file's description_file."),
-        DeclareLaunchArgument(
-            'namespace', default_value='', description=namespace_description),
-        *overrides,
-        DeclareLaunchArgument(
-            'params_file', default_value='',
-            description='Optional YAML file of urdf_state_publisher parameters: its values win '
-                        'over the defaults, the arguments above that are given win over it.'),
-    ]
 
 
 def main(argv: list[str] | None = None) -> int:

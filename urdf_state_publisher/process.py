@@ -24,6 +24,8 @@ import faulthandler
 import signal
 import sys
 
+from urdf_state_publisher.stop_signals import STOP_SIGNALS
+
 # What the entry points import before their handlers are in place is a window for a signal:
 # the standard library's built-in modules only (not even typing, a tenth of that time).
 TYPE_CHECKING = False
@@ -32,10 +34,9 @@ if TYPE_CHECKING:
 
     from rclpy.node import Node
 
-__all__ = ['STOP_SIGNALS', 'StopRequest', 'TEARDOWN_LIMIT_S', 'container_main', 'init_ros', 'main',
+__all__ = ['StopRequest', 'TEARDOWN_LIMIT_S', 'container_main', 'init_ros', 'main',
            'run_node', 'spin_until_stopped']
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_POLL_S = 0.1  # how long a stop request may wait for the executor to wake up
 # After a stop, how long ROS may take to tear the node down before the process ends anyway.
 TEARDOWN_LIMIT_S = 4.0

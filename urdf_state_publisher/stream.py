@@ -14,26 +14,20 @@ from typing import NamedTuple
 
 import numpy as np
 
-from urdf_state_publisher.description.messages import listing
 from urdf_state_publisher.geometry import normalized, Pose
 from urdf_state_publisher.health import (
-    CLAMPED,
-    DUPLICATED,
-    DYNAMICS_MISMATCH,
     JointStateHealth,
-    LENGTH_MISMATCH,
     NAMES_KEPT,
-    NON_FINITE,
-    NOT_SCALAR,
     RATE_LIMIT,
     TIME_BACKWARDS,
-    UNKNOWN,
     UNUSABLE_POSE,
     ZERO_STAMP,
 )
 from urdf_state_publisher.joint_state_wire import velocity_and_effort
+from urdf_state_publisher.kdl_sign import kdl_signed
 from urdf_state_publisher.model import JointUpdate, RobotModel, UpdatePlan
 from urdf_state_publisher.resolved_state import renamed_columns, ResolvedFields, ResolvedState
+from urdf_state_publisher.stream_reports import fits, report_dynamics_mismatch, report_update
 
 __all__ = ['JointStream', 'Publication']
 
@@ -255,7 +249,7 @@ class JointStream:
         if self._held:
             self.check_held()
         if not plan.names_usable or update.non_finite or update.clamped or len(names) != count:
-            self._report_update(names, positions, update)
+            report_update(self.report, names, positions, update)
         if self._earliest_due_stale:
             self._refresh_earliest_due()
         if self._resolved is not None and len(update.values):
@@ -312,7 +306,7 @@ class JointStream:
             self.report.dropped[RATE_LIMIT] -= 1
             positions = np.ndarray((len(names),), double, buffer, offset)
             update = self.model.update(names, positions)
-            self._report_update(names, positions, update)
+            report_update(self.report, names, positions, update)
             if len(update.values):  # not due either: its joints are some of the plan's
                 self._seen(update.plan.joint_index, stamp_ns)
                 self.report.drop(RATE_LIMIT)
@@ -353,12 +347,13 @@ class JointStream:
             for name in names:
                 (again if name in seen else seen).add(name)
             usable &= np.fromiter((n not in again for n in names), bool, count)
-        rows = np.empty((count, 7))
+        rows = np.zeros((count, 7))  # rows left unused stay finite for kdl_signed
         for k in np.flatnonzero(usable):
             values = poses[k].tolist()
             pose = self.model.joint_pose(names[k], Pose(tuple(values[:3]),
                                                         normalized(tuple(values[3:]))))
             rows[k] = (*pose.translation, *pose.rotation)
+        rows = kdl_signed(rows)
         # Finite input can still overflow on the joint's origin.
         usable &= np.isfinite(rows).all(axis=1)
         if not usable.all():
@@ -546,66 +541,10 @@ class JointStream:
             velocities, efforts = (velocity_and_effort(buffer, offset, count, double)
                                    if dynamics is None else dynamics)
             named = len(plan.names)
-            if not (_fits(velocities, named) and _fits(efforts, named)):
-                self._report_dynamics_mismatch(plan.names, velocities, efforts)
+            if not (fits(velocities, named) and fits(efforts, named)):
+                report_dynamics_mismatch(self.report, plan.names, velocities, efforts)
             if used is not plan:
                 velocities = renamed_columns(velocities, plan.names, used.names)
                 efforts = renamed_columns(efforts, plan.names, used.names)
             self._resolved.store(used, values, velocities, efforts, stamp,
                                  stamp[0] * 1_000_000_000 + stamp[1])
-
-    # Reports ------------------------------------------------------------------------------
-
-    def _report_update(self, names: Sequence[str], positions: Sequence[float] | np.ndarray,
-                       update: JointUpdate) -> None:
-        """Report what is wrong with a JointState."""
-        report, plan = self.report, update.plan
-        if len(names) != len(positions):
-            self._report_length_mismatch(names, len(positions))
-        if plan.unknown:
-            self._report_unknown(plan.unknown)
-        if plan.duplicated:
-            report.drop(DUPLICATED, len(plan.duplicated))
-            report.event(DUPLICATED, plan.duplicated)
-        if plan.not_scalar:
-            report.drop(NOT_SCALAR, len(plan.not_scalar))
-            report.event(NOT_SCALAR, plan.not_scalar)
-        if update.non_finite:
-            report.drop(NON_FINITE, len(update.non_finite))
-            report.event(NON_FINITE, update.non_finite)
-        if update.clamped:
-            report.clamped.update(update.clamped)
-            report.event(CLAMPED, update.clamped)
-
-    def _report_length_mismatch(self, names: Sequence[str], positions: int) -> None:
-        self.report.drop(LENGTH_MISMATCH)
-        if positions < len(names):
-            detail = f'ignoring the joints without a position: {listing(names[positions:])}'
-        else:
-            detail = f'ignoring the {positions - len(names)} positions without a name'
-        self.report.event(LENGTH_MISMATCH,
-                          (f'{len(names)} names but {positions} positions, {detail}',))
-
-    def _report_dynamics_mismatch(self, names: Sequence[str], velocities: Sequence[float] | None,
-                                  efforts: Sequence[float] | None) -> None:
-        self.report.event(DYNAMICS_MISMATCH, [
-            f'{field}: {len(values)} for {len(names)} names ({listing(names)})'
-            for field, values in (('velocity', velocities), ('effort', efforts))
-            if not _fits(values, len(names))])
-
-    def _report_unknown(self, names: tuple[str, ...]) -> None:
-        """Note unknown names; keep up to NAMES_KEPT of them for /diagnostics, then count."""
-        report = self.report
-        report.event(UNKNOWN, names)
-        if report.unknown_overflow or len(report.unknown) >= NAMES_KEPT:
-            report.unknown_overflow += sum(1 for n in names if n not in report.unknown)
-            return
-        new = [n for n in names if n not in report.unknown]
-        room = NAMES_KEPT - len(report.unknown)
-        report.unknown.update(new[:room])
-        report.unknown_overflow = max(len(new) - room, 0)
-
-
-def _fits(values: Sequence[float] | None, count: int) -> bool:
-    """Whether a JointState's velocities or efforts are one per name, or none (not measured)."""
-    return values is None or len(values) in (0, count)

@@ -4,7 +4,7 @@ robot_state_publisher publishes a transform only when a JointState names its joi
 joint_state_publisher publishes every joint on a timer, at `rate`. This node publishes what the
 sources send as they send it (JointStream), and on its timer only what no source sends:
 
-- every movable joint at its default position (floating and planar ones at their origin),
+- every moving joint at its default position (floating and planar ones at their origin),
   until the first JointState arrives, when the node publishes defaults (publish_default_positions
   or publish_joint_states); and for as long as it runs when it reads no JointState topic at all
   (publish_joint_states without a source_list: joint_state_publisher's most common use);
@@ -24,6 +24,7 @@ import numpy as np
 
 from urdf_state_publisher.geometry import Pose
 from urdf_state_publisher.health import JointStateHealth
+from urdf_state_publisher.kdl_sign import kdl_signed
 from urdf_state_publisher.model import RobotModel
 from urdf_state_publisher.resolved_state import ResolvedFields, ResolvedState
 from urdf_state_publisher.stream import Publication
@@ -102,7 +103,7 @@ class TimerOutput:
     @cached_property
     def _defaults(self) -> tuple[tuple[str, ...], tuple[str, ...], bytes, np.ndarray,
                                  np.ndarray]:
-        """Every movable joint at its default position (once per model).
+        """Every moving joint at its default position (once per model).
 
         Names, the independent joint each one's value comes from, key, index and rows.
         Single-value joints take the model's default positions; floating and planar joints sit
@@ -116,8 +117,8 @@ class TimerOutput:
         pose_index = [len(model.scalar_joints) + k for k in range(len(model.pose_joints))]
         index = np.concatenate([update.plan.joint_index, pose_index]).astype(np.intp)
         rows = np.concatenate([update.transforms.reshape(-1, 7),
-                               np.array([(*p.translation, *p.rotation) for p in poses]
-                                        ).reshape(-1, 7)])
+                               kdl_signed(np.array([(*p.translation, *p.rotation) for p in poses]
+                                                   ).reshape(-1, 7))])
         names = scalar + model.pose_joints
         leaders = tuple((model.mimic_source(n) or (n,))[0] for n in names)
         return names, leaders, index.tobytes(), index, rows

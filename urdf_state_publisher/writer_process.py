@@ -38,7 +38,7 @@ from urdf_state_publisher.bag_output import (
     OutputFormat,
 )
 from urdf_state_publisher.batch_pipe import BatchReceiver, BatchSender
-from urdf_state_publisher.process import STOP_SIGNALS
+from urdf_state_publisher.stop_signals import STOP_SIGNALS
 
 __all__ = ['WriterProcess']
 

@@ -20,8 +20,8 @@ from urdf_state_publisher.description.parse import parse_description
 from urdf_state_publisher.description.records import Description
 from urdf_state_publisher.description.unknown_names import near_miss
 from urdf_state_publisher.errors import DescriptionError
-from urdf_state_publisher.parameters import xacro_mappings
 from urdf_state_publisher.quoting import cut
+from urdf_state_publisher.xacro_arguments import xacro_mappings
 
 __all__ = ['DescriptionText', 'expand_xacro', 'read_description_file']
 

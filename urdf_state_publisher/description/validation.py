@@ -8,6 +8,7 @@ from urdf_state_publisher.description.messages import listing, MAX_LISTED, Warni
 from urdf_state_publisher.description.records import Joint
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.quoting import cut, quoted
+from urdf_state_publisher.words import counted
 
 __all__ = ['build_tree', 'check_mimics', 'soft_limit_warnings']
 
@@ -53,7 +54,7 @@ def check_mimics(joints: dict[str, Joint], warnings: Warnings) -> dict[str, Join
                     shown = ' -> '.join(cut(n) for n in loop + [current])
                 else:
                     shown = (' -> '.join(cut(n) for n in loop[:MAX_LISTED])
-                             + f' -> ... ({len(loop)} joints in the cycle)')
+                             + f' -> ... ({counted(len(loop), "joint")} in the cycle)')
                 raise DescriptionError(
                     f'mimic cycle: {shown} (each joint mimics the next); '
                     'a mimic chain must end at a joint that mimics nobody')
@@ -75,7 +76,7 @@ def _format_cycle(loop: list[str], parent_joint: dict[str, Joint]) -> str:
     if len(loop) <= MAX_LISTED:
         parts.append(f'link {quoted(loop[0])}')
     else:
-        parts.append(f'... ({len(loop)} links in the cycle)')
+        parts.append(f'... ({counted(len(loop), "link")} in the cycle)')
     return ' -> '.join(parts)
 
 
