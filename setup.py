@@ -33,8 +33,10 @@ setup(
     # rosbags reads and writes bags for urdf_state_publisher_bag; not a ROS package (its rosdep
     # key is a pip key), so optional: the command says how to install it when it is missing.
     # zstd (the standard library's from Python 3.14) compresses an output file by file.
+    # distributed (Dask) runs a batch of it on a cluster (--cluster); optional in the same way.
     extras_require={'test': ['pytest', 'hypothesis'],
-                    'bag': ['rosbags>=0.11', 'backports.zstd; python_version < "3.14"']},
+                    'bag': ['rosbags>=0.11', 'backports.zstd; python_version < "3.14"'],
+                    'cluster': ['distributed>=2023.1']},
     entry_points={
         'console_scripts': [
             'urdf_state_publisher = urdf_state_publisher.process:main',

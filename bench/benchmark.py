@@ -8,6 +8,7 @@
   python bench/benchmark.py --only fleet     # section 6 alone (about 5 minutes)
   python bench/benchmark.py --only bag       # section 7 alone (about 5 minutes)
   python bench/benchmark.py --only latency   # section 8 alone (about 3 minutes)
+  python bench/benchmark.py --only cluster   # section 9 alone (about 3 minutes)
 
 Sections:
   1. in-process cost per JointState: the node's joint_states callback, called with what its
@@ -37,7 +38,10 @@ Sections:
   8. latency: JointState publish -> /tf receipt, p50 and p99, of the node and of the lean
      relay (raw subscription, EventsExecutor, prebuilt bytes; decimating alike in the default
      configuration), the sample robot (8 joints, panda's size) at 100 Hz and a 100-joint robot
-     at 500 Hz, default and every-message configurations, runs alternating.
+     at 500 Hz, default and every-message configurations, runs alternating;
+  9. a cluster: the bag command's batch of eight recordings on a Dask cluster of two workers
+     against the local pool of two processes, and two workers against one, all on this
+     machine (bench/bag_cluster_section.py).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ import tempfile
 import threading
 import time
 
+from bag_cluster_section import cluster_section  # bench/, beside this file
 from bag_section import bag_section  # bench/, beside this file
 from fleet_section import fleet_section  # bench/, beside this file
 from harness import (  # bench/, beside this file
@@ -633,9 +638,9 @@ def main() -> int:
     parser.add_argument('--smoke', action='store_true', help='under a minute, CI-sized')
     parser.add_argument('--long', action='store_true', help='memory after 1 000 000 messages')
     parser.add_argument('--json', type=Path, help='also write every figure to this file')
-    parser.add_argument('--only', choices=['memory', 'fleet', 'bag', 'latency'],
+    parser.add_argument('--only', choices=['memory', 'fleet', 'bag', 'latency', 'cluster'],
                         help='run only this section (memory: section 5, fleet: section 6, '
-                             'bag: section 7, latency: section 8)')
+                             'bag: section 7, latency: section 8, cluster: section 9)')
     args = parser.parse_args()
     scale = SMOKE if args.smoke else FULL
     if args.long:
@@ -674,6 +679,8 @@ def main() -> int:
         if args.only in (None, 'latency'):
             latency_section([(robots[0], 100), (hundred, 500)], scale, driver, workdir,
                             report)
+        if args.only in (None, 'cluster'):
+            cluster_section(hundred, *scale.cluster, workdir, report)
     finally:
         driver.node.destroy_node()
     rclpy.try_shutdown()

@@ -89,11 +89,12 @@ class Scale:
     fleet_seconds: float  # section 6: measured per fleet and way of running it
     bag_seconds: float  # section 7: of bag at 500 Hz
     bag_batch: tuple[int, int]  # section 7: a batch's runs a worker, and its paired rounds
+    cluster: tuple[float, int]  # section 9: seconds of bag a recording, and paired rounds
 
 
 FULL = Scale(10_000, (100, 500, 1000), 5.0, 4, 0.25, (10_000,), 3, 10.0, (1, 10, 50), 5.0,
-             60.0, (8, 7))
-SMOKE = Scale(300, (200,), 1.0, 1, 0.3, (1_000,), 1, 1.0, (1, 3), 1.0, 2.0, (2, 1))
+             60.0, (8, 7), (120.0, 3))
+SMOKE = Scale(300, (200,), 1.0, 1, 0.3, (1_000,), 1, 1.0, (1, 3), 1.0, 2.0, (2, 1), (1.0, 1))
 
 
 def percentile(values: list[float], q: float) -> float | None:

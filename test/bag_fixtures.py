@@ -1,7 +1,9 @@
-"""The bag command's tests' helpers that need no ROS: what the command says when it fails."""
+"""The bag command's tests' helpers that need no ROS: what the command says when it fails; a
+pipe that holds a run where a test stops it."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 
@@ -13,3 +15,17 @@ def error_line(result: subprocess.CompletedProcess) -> str:
     assert len(lines) == 1, result.stderr
     assert 'Traceback' not in result.stderr
     return lines[0]
+
+
+def full_pipe() -> tuple[int, int]:
+    """A pipe already full: whoever writes to its write end waits until it is read."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    for size in (4096, 1):
+        try:
+            while True:
+                os.write(write_end, bytes(size))
+        except BlockingIOError:
+            pass
+    os.set_blocking(write_end, True)
+    return read_end, write_end

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from bag_fixtures import error_line
+from bag_fixtures import error_line, full_pipe
 from conftest import SAMPLE_URDF
 from node_fixtures import assert_pose, SAMPLE_CHILD, sample_pose, stamp_of, wait_until
 import numpy as np
@@ -574,20 +574,6 @@ def test_on_a_terminal_a_progress_line_says_how_far_and_how_fast(tmp_path, long_
                      r'\d+ s left', progress[0]), progress[0]
 
 
-def full_pipe() -> tuple[int, int]:
-    """A pipe already full: whoever writes to its write end waits until it is read."""
-    read_end, write_end = os.pipe()
-    os.set_blocking(write_end, False)
-    for size in (4096, 1):
-        try:
-            while True:
-                os.write(write_end, bytes(size))
-        except BlockingIOError:
-            pass
-    os.set_blocking(write_end, True)
-    return read_end, write_end
-
-
 def signal_at_default(number: int):
     """For a child process: `number` at its default, as in a terminal. A shell without job
     control (a script's `make test &`) starts its background commands with SIGINT ignored, and
@@ -651,10 +637,12 @@ def test_a_batch_stopped_keeps_the_runs_done_and_leaves_nothing_of_the_others(tm
     assert [line for line in stderr.splitlines() if not line.startswith('batch: ')] == [
         f'urdf_state_publisher_bag: {said}; 2 of 3 outputs written '
         'before it; the runs not done left nothing']  # after the progress lines
-    # The outputs done are whole; nothing else is there.
-    assert sorted(p.name for p in out.iterdir()) == ['run_0', 'run_1']
-    for output in out.iterdir():
-        assert len(read_bag(output)[0]) > 60_000
+    # The outputs done are whole, in the table of runs; nothing else is there.
+    assert sorted(p.name for p in out.iterdir()) == ['run_0', 'run_1', 'runs.csv']
+    for name in ['run_0', 'run_1']:
+        assert len(read_bag(out / name)[0]) > 60_000
+    assert [line.split(',')[1] for line in (out / 'runs.csv').read_text().splitlines()[1:]
+            ] == [str(out / 'run_0'), str(out / 'run_1')]
     assert not list(tmp_path.glob('**/.*partial*'))
 
 
@@ -760,7 +748,8 @@ def test_a_batch_runs_every_input_and_its_table_is_the_pages(tmp_path):
     result = run_bag(runs, tmp_path / 'out', '--description', SAMPLE_URDF, '--jobs', '2',
                      check=False)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['run_41', 'run_42']
+    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['run_41', 'run_42',
+                                                                  'runs.csv']
     for name in ('run_41', 'run_42'):
         assert len(outputs(read_bag(tmp_path / 'out' / name)[0], '/tf')) == 6
     shown = doc_block('run       messages').splitlines()

@@ -50,7 +50,8 @@ def test_a_folder_of_mixed_recordings_converts_each_and_names_the_rest(tmp_path)
     result = run(day, tmp_path / 'out')
     assert result.returncode == 0, result.stdout + result.stderr
     out = tmp_path / 'out'
-    assert sorted(p.name for p in out.iterdir()) == ['afternoon', 'arm_run', 'morning']
+    assert sorted(p.name for p in out.iterdir()) == ['afternoon', 'arm_run', 'morning',
+                                                     'runs.csv']
     # Each output holds its own recording's states, all of them.
     assert [len(joint_states(out / name)) for name in ('arm_run', 'morning', 'afternoon')] == [
         30, 40, 50]
@@ -72,7 +73,7 @@ def test_a_split_recording_is_known_by_its_names_beside_an_unrelated_bag(tmp_pat
     result = run(day, tmp_path / 'out')
     assert result.returncode == 0, result.stdout + result.stderr
     out = tmp_path / 'out'
-    assert sorted(p.name for p in out.iterdir()) == ['calibration', 'run']
+    assert sorted(p.name for p in out.iterdir()) == ['calibration', 'run', 'runs.csv']
     # One run over the three pieces, in log-time order: every state, once.
     times = joint_states(out / 'run')
     assert len(times) == 90 and times == sorted(times)

@@ -246,7 +246,8 @@ def test_a_batch_worker_stopped_after_its_output_moved_in_returns_its_summary(tm
     try:
         options = bag.RunOptions(description=(str(SAMPLE_URDF),), live=False)
         try:
-            summary = bag._batch_run(tmp_path / 'run_0', tmp_path / 'out' / 'run_0', options)
+            summary = bag._batch_run(tmp_path / 'run_0', tmp_path / 'out' / 'run_0',
+                                     options).summary
         except KeyboardInterrupt:
             pytest.fail('the stop took the summary of a run whose output was in place')
         assert bag._batch_run(tmp_path / 'run_1', tmp_path / 'out' / 'run_1', options) is None
@@ -500,7 +501,7 @@ def test_a_stopped_batch_starts_no_further_run(tmp_path, monkeypatch):
     # the runs not yet handed out: the worker itself must not start one.
     import multiprocessing
 
-    from urdf_state_publisher import bag
+    from urdf_state_publisher import bag, bag_table
 
     stopping = multiprocessing.Event()
     monkeypatch.setattr(bag, '_stopping', stopping)  # what the worker's initializer sets
@@ -512,7 +513,7 @@ def test_a_stopped_batch_starts_no_further_run(tmp_path, monkeypatch):
             raise KeyboardInterrupt  # the worker's signal, in the middle of its first run
         return 'run'  # a later run that started: what the assertions below catch
 
-    monkeypatch.setattr(bag, 'run_bag', stopped_run)
+    monkeypatch.setattr(bag_table, 'run_bag', stopped_run)
     with pytest.raises(KeyboardInterrupt):
         bag._batch_run(tmp_path / 'run_0', tmp_path / 'out' / 'run_0', bag.RunOptions())
     assert stopping.is_set()  # by the worker that heard it, whatever the others heard
@@ -551,7 +552,7 @@ def test_a_batch_names_each_run_as_its_output(tmp_path):
     result = run(tmp_path / 'in' / 'a.mcap', tmp_path / 'in' / 'b.mcap', tmp_path / 'out',
                  '--description', SAMPLE_URDF, '--jobs', '1')
     assert result.returncode == 0, result.stdout + result.stderr
-    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['a', 'b']
+    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['a', 'b', 'runs.csv']
     assert [line.split()[0] for line in result.stdout.splitlines()[1:3]] == ['a', 'b']
 
 

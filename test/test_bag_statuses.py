@@ -58,7 +58,7 @@ def test_the_last_path_is_the_output_and_every_other_an_input(tmp_path):
     write_states(tmp_path / 'b')
     result = run(tmp_path / 'a', tmp_path / 'b', tmp_path / 'out', '--description', SAMPLE_URDF)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['a', 'b']
+    assert sorted(p.name for p in (tmp_path / 'out').iterdir()) == ['a', 'b', 'runs.csv']
 
 
 # Usage errors: 64, one line, nothing done -------------------------------------------------

@@ -82,6 +82,14 @@ EXAMPLES = {
         'test_batch_progress.py::test_the_progress_line_of_the_recorded_data_page_is_a_batchs',
     ('recorded-data.md', 'urdf_state_publisher_bag /data/2026-11-27/ /data/2026-11-27_tf/'):
         'test_bag_statuses.py::test_the_script_of_the_recorded_data_page_says_each_status',
+    ('recorded-data.md', 'urdf_state_publisher_bag /fleet/2026-11-27/ /fleet/2026-11-27_tf/'):
+        'test_bag_cluster.py::test_the_cluster_command_of_the_recorded_data_page_runs',
+    ('recorded-data.md', 'from dask_jobqueue import SLURMCluster'):
+        'needs a Slurm cluster (sbatch), which no test run here has; '
+        'test_bag_cluster.py runs the command on a scheduler and workers started by hand',
+    ('recorded-data.md', 'from dask_kubernetes.operator import KubeCluster'):
+        'needs a Kubernetes cluster with the Dask operator, which no test run here has; '
+        'test_bag_cluster.py runs the command on a scheduler and workers started by hand',
     ('recorded-data.md', 'read 30,000 messages'):
         'test_bag.py::test_the_summary_on_the_recorded_data_page_is_what_the_command_prints',
     ('development.md', 'rosdep install --from-paths src --ignore-src -y --dependency-types test'):

@@ -1,8 +1,8 @@
 """urdf_state_publisher_bag: a recorded bag's robot state, as the node would have published it.
 
     urdf_state_publisher_bag INPUT [INPUT ...] OUTPUT [--description FILE [NAME:=VALUE ...]]
-        [--overwrite] [--strict] [--findings FILE] [--jobs N] [--storage mcap|sqlite3]
-        [--distro DISTRO] [--compression none|message|file]
+        [--overwrite] [--strict] [--findings FILE] [--jobs N] [--cluster ADDRESS]
+        [--storage mcap|sqlite3] [--distro DISTRO] [--compression none|message|file]
         [--ros-args -p NAME:=VALUE --params-file FILE -r FROM:=TO ...]
 
 It reads a recording (a rosbag2 bag: a directory, sqlite3 or MCAP, or a lone .mcap or .db3 file; a
@@ -15,10 +15,12 @@ time as its clock: the /tf messages are the node's, byte for byte. One run is a 
 
 - Several INPUTs, or one folder of recordings, go to the folder OUTPUT, one output each (named
   after its input), on a pool of processes (--jobs, default every core), each streaming its own
-  recording, the longest first. The batch's progress from its first second (runs done,
-  running and left, throughput: batch_progress) on stderr; a table at the end. A lone run
-  with a core to spare has a second process copy the recording and write the output, from
-  before the run has loaded its engine (writer_process).
+  recording, the longest first; or, with --cluster (or DASK_SCHEDULER_ADDRESS), on the workers
+  of a Dask cluster (bag_cluster). A batch keeps OUTPUT/runs.csv as its runs finish, and run
+  again does only the runs whose outputs are not complete (bag_table). The batch's progress
+  from its first second (runs done, running and left, throughput: batch_progress) on stderr; a
+  table at the end. A lone run with a core to spare has a second process copy the recording
+  and write the output, from before the run has loaded its engine (writer_process).
 - The exit status (also in --help; the numbers are exit_status's, shared with inspect): 0
   written and /tf computed; 1 bad input or an error, nothing written; 2 written, but the
   description and the recording do not fit (no /tf, or moving joints the recording never
@@ -57,6 +59,7 @@ import threading
 import time
 from typing import Any, TYPE_CHECKING
 
+from urdf_state_publisher.bag_cluster import cluster_address, run_on_cluster
 from urdf_state_publisher.bag_folders import (
     FolderContents,
     is_rosbag2_folder,
@@ -83,6 +86,7 @@ from urdf_state_publisher.bag_stops import (
     stopped_after_done,
     stops_deferred,
 )
+from urdf_state_publisher.bag_table import recorded_run, RunRecord, RunsTable, this_worker
 from urdf_state_publisher.batch_progress import BatchProgress, BatchState
 from urdf_state_publisher.cli import end_by
 from urdf_state_publisher.exit_status import ArgumentParser, USAGE
@@ -93,7 +97,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from concurrent.futures import Future
 
-__all__ = ['install_command', 'main']
+__all__ = ['install_command', 'main', 'this_python']
 
 PROGRAM = 'urdf_state_publisher_bag'
 EXIT_STATUS = (f'exit status: {EXIT_OK} the output was written and /tf computed; '
@@ -140,7 +144,7 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
         import rosbags  # noqa: F401 - asked for here to say how to install it
     except ImportError:
         print(f'{PROGRAM}: needs the rosbags package, which ROS 2 packages do not ship; for '
-              f'this Python: {install_command(*_this_python())} (doc/recorded-data.md, '
+              f'this Python: {install_command(*this_python())} (doc/recorded-data.md, '
               '"Installing rosbags")', file=sys.stderr)
         return EXIT_FAILED
     options = RunOptions(
@@ -167,8 +171,8 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
             if stopped_after_done():
                 raise KeyboardInterrupt(f'the output was written before it: {summary.output}')
             return summary.status if written else EXIT_FAILED
-        return _run_batch(runs, replace(options, live=False), jobs, stopped_by, findings,
-                          folder)
+        return _run_batch(runs, output, replace(options, live=False), jobs, stopped_by, findings,
+                          folder, cluster_address(args.cluster))
     except KeyboardInterrupt as stopped:
         with stops_deferred():  # a second stop: the process ends by the first, after this line
             number = stopped_by[0] if stopped_by else signal.SIGINT
@@ -179,20 +183,20 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
             end_by(number)
 
 
-def install_command(python: str, in_virtual_environment: bool, externally_managed: bool
-                    ) -> str:
-    """The command that installs rosbags for `python`, as the Recorded data page gives it.
+def install_command(python: str, in_virtual_environment: bool, externally_managed: bool,
+                    package: str = 'rosbags') -> str:
+    """The command that installs `package` for `python`, as the Recorded data page gives it.
 
     A virtual environment's own pip; else the user's site-packages, which a distribution that
     manages its Python (PEP 668: Ubuntu 24.04, Debian 12) is told is meant.
     """
     if in_virtual_environment:
-        return f'{python} -m pip install rosbags'
+        return f'{python} -m pip install {package}'
     flag = ' --break-system-packages' if externally_managed else ''
-    return f'{python} -m pip install --user{flag} rosbags'
+    return f'{python} -m pip install --user{flag} {package}'
 
 
-def _this_python() -> tuple[str, bool, bool]:
+def this_python() -> tuple[str, bool, bool]:
     """This interpreter; whether it is a virtual environment's; whether it is managed.
 
     Managed by the distribution: its standard library has an EXTERNALLY-MANAGED file (PEP 668).
@@ -298,6 +302,10 @@ def _parser() -> argparse.ArgumentParser:
                              'recording and writes its output from a second process')
     parser.add_argument('--storage', choices=('mcap', 'sqlite3'),
                         help="the output's storage (default: the input's; sqlite3 for ROS 1)")
+    parser.add_argument('--cluster', metavar='ADDRESS',
+                        help='several inputs: run them on the workers of the Dask scheduler at '
+                             'ADDRESS (tcp://host:8786; default: $DASK_SCHEDULER_ADDRESS, '
+                             'else this machine), inputs and outputs on a filesystem they share')
     parser.add_argument('--distro', choices=DISTROS,
                         help="the distro whose ros2 bag will play the output (default: the "
                              "input's; humble, which every distro plays, for ROS 1)")
@@ -464,15 +472,44 @@ def _worst(summaries: list[RunSummary]) -> int:
 
 # Several recordings ----------------------------------------------------------------------
 
-def _run_batch(runs: list[tuple[Recording, Path]], options: RunOptions, jobs: int,
-               stopped_by: list[int], findings_file: Path | None,
-               folder: FolderContents | None) -> int:
-    """Every run on a pool of `jobs` processes; the table; the worst status.
+def _run_batch(runs: list[tuple[Recording, Path]], output: Path, options: RunOptions,
+               jobs: int, stopped_by: list[int], findings_file: Path | None,
+               folder: FolderContents | None, cluster: str | None) -> int:
+    """Every run not done before, on a pool of `jobs` processes or a Dask cluster.
+
+    `cluster`: the Dask scheduler's address, or None. OUTPUT/runs.csv (bag_table) is kept as
+    runs report; then the table, and the worst status.
 
     `stopped_by` gets the signal, other than SIGINT, that stops the command.
     `findings_file`: --findings FILE, written once every run is done. `folder`: the folder
     given as the only input, whose notes follow the table.
     """
+    started = time.monotonic()
+    table = RunsTable(output)
+    to_do, summaries = table.runs_to_do(runs, options.overwrite)
+    if cluster is not None and to_do:
+        try:
+            summaries |= run_on_cluster(cluster, runs, to_do, options, table)
+        except BagInputError as error:  # no distributed, no scheduler: nothing run
+            print(f'{PROGRAM}: {error}', file=sys.stderr)
+            return EXIT_FAILED
+    elif to_do:
+        summaries |= _run_on_pool(runs, to_do, options, jobs, stopped_by, table)
+    else:
+        table.write()  # a batch done before: its table as it was
+    ordered = [summaries[k] for k in range(len(runs))]
+    _print_table(ordered, [target.name for _, target in runs], time.monotonic() - started)
+    _print_folder_notes(folder)
+    written = _write_findings(findings_file, ordered)
+    if stopped_after_done():
+        raise KeyboardInterrupt(f'{sum(s.output is not None for s in ordered)} of {len(runs)} '
+                                'outputs written before it')
+    return _worst(ordered) if written else EXIT_FAILED
+
+
+def _run_on_pool(runs: list[tuple[Recording, Path]], to_do: list[int], options: RunOptions,
+                 jobs: int, stopped_by: list[int], table: RunsTable) -> dict[int, RunSummary]:
+    """Runs `to_do` of `runs` on a pool of `jobs` processes; their summaries, by index."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # a batch's only
     import multiprocessing
 
@@ -482,7 +519,7 @@ def _run_batch(runs: list[tuple[Recording, Path]], options: RunOptions, jobs: in
     progress = BatchProgress(sys.stderr, terminal, started,
                              os.get_terminal_size(sys.stderr.fileno()).columns if terminal else 0)
     summaries: dict[int, RunSummary] = {}
-    workers = max(1, min(jobs, len(runs)))
+    workers = max(1, min(jobs, len(to_do)))
     # The platform's way to start a worker (on Linux a fork, whose worker has this process's
     # imports; from Python 3.14 a fork server's, which imports them once more); a run shares
     # nothing with this process that it changes.
@@ -491,21 +528,23 @@ def _run_batch(runs: list[tuple[Recording, Path]], options: RunOptions, jobs: in
                              initializer=_start_worker, initargs=(stopping,)) as pool:
         # The longest runs first: one started last would finish alone, on one core, after the
         # others (a fleet's runs differ in length a hundredfold).
-        longest_first = sorted(range(len(runs)), key=lambda k: -recording_bytes(runs[k][0]))
+        longest_first = sorted(to_do, key=lambda k: -recording_bytes(runs[k][0]))
         futures = {pool.submit(_batch_run, *runs[k], options): k for k in longest_first}
         try:
             pending = set(futures)
             while pending:
-                progress.show(_batch_state(len(runs), summaries, pending, workers),
+                progress.show(_batch_state(len(to_do), summaries, pending, workers),
                               time.monotonic())
                 finished, pending = wait(pending, timeout=PROGRESS_PERIOD_S,
                                          return_when=FIRST_COMPLETED)
                 for future in finished:
-                    summary = future.result()
-                    if summary is None:  # not run: a worker was stopped (its own signal)
+                    record = future.result()
+                    if record is None:  # not run: a worker was stopped (its own signal)
                         raise KeyboardInterrupt
-                    summaries[futures[future]] = summary
-            progress.show(_batch_state(len(runs), summaries, pending, workers), time.monotonic())
+                    table.record(runs[futures[future]][1], record)
+                    summaries[futures[future]] = record.summary
+            progress.show(_batch_state(len(to_do), summaries, pending, workers),
+                          time.monotonic())
             done()  # every run has reported: a stop from here on ends the batch after its table
         except KeyboardInterrupt:
             stopping.set()
@@ -518,18 +557,15 @@ def _run_batch(runs: list[tuple[Recording, Path]], options: RunOptions, jobs: in
                 for worker in multiprocessing.active_children():
                     os.kill(worker.pid, stopped_by[0] if stopped_by else signal.SIGINT)
                 pool.shutdown(wait=True, cancel_futures=True)
+                for future, k in futures.items():  # those done as the stop came: in the table
+                    if k not in summaries and _output_written(future):
+                        table.record(runs[k][1], future.result())
             # The runs done before the stop keep their outputs: whole, and hours of work.
-            raise KeyboardInterrupt(f'{_outputs_written(futures)} of {len(runs)} outputs '
-                                    'written before it; the runs not done left nothing') from None
+            written = len(runs) - len(to_do) + _outputs_written(futures)
+            raise KeyboardInterrupt(f'{written} of {len(runs)} outputs written before it; the '
+                                    'runs not done left nothing') from None
     progress.clear()
-    ordered = [summaries[k] for k in range(len(runs))]
-    _print_table(ordered, [target.name for _, target in runs], time.monotonic() - started)
-    _print_folder_notes(folder)
-    written = _write_findings(findings_file, ordered)
-    if stopped_after_done():
-        raise KeyboardInterrupt(f'{_outputs_written(futures)} of {len(runs)} outputs written '
-                                'before it')
-    return _worst(ordered) if written else EXIT_FAILED
+    return summaries
 
 
 def _batch_state(total: int, summaries: dict[int, RunSummary], pending: set[Future],
@@ -549,12 +585,16 @@ def _batch_state(total: int, summaries: dict[int, RunSummary], pending: set[Futu
 def _outputs_written(futures: Iterable[Future]) -> int:
     """How many of a batch's runs have their output in place.
 
-    A run whose output had moved in returns its summary, whenever a stop came (bag_stops); one
+    A run whose output had moved in returns its record, whenever a stop came (bag_stops); one
     stopped, cancelled, not started or failed has none.
     """
-    return sum(1 for future in futures if future.done() and not future.cancelled()
-               and future.exception() is None and future.result() is not None
-               and future.result().output is not None)
+    return sum(1 for future in futures if _output_written(future))
+
+
+def _output_written(future: Future) -> bool:
+    """Whether a batch run's output is in place (_outputs_written)."""
+    return (future.done() and not future.cancelled() and future.exception() is None
+            and future.result() is not None and future.result().summary.output is not None)
 
 
 # In a batch's worker process: the batch's event, set once it is stopped, so that no further run
@@ -585,14 +625,14 @@ def _start_worker(stopping: Any) -> None:
             signal.signal(number, stop_run)
 
 
-def _batch_run(source: Recording, target: Path, options: RunOptions) -> RunSummary | None:
+def _batch_run(source: Recording, target: Path, options: RunOptions) -> RunRecord | None:
     """A batch's run in a worker; None if the batch was stopped before it started."""
     global _in_run
     _in_run = True  # first: a signal from here on interrupts, one before it was noted
     try:
         if _worker_stopped or _stopping.is_set():
             return None
-        return run_bag(source, target, options)
+        return recorded_run(source, target, options, this_worker())
     except KeyboardInterrupt:
         _stopping.set()  # before the worker takes its next run, whatever the others heard
         raise

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+import secrets
 import shutil
 import sqlite3
 import time
@@ -72,7 +73,9 @@ def _run(plan: RunPlan) -> RunSummary:
     """The plan carried out: the output written under a temporary name, then renamed."""
     started = time.monotonic()
     output = plan.output.resolve()
-    staging = output.parent / f'.{output.name}.partial-{os.getpid()}'
+    # Named apart from any other attempt's: on a cluster's shared filesystem a process of the
+    # same pid on another host, or a killed attempt's folder left behind (bag_table), is there.
+    staging = output.parent / f'.{output.name}.partial-{os.getpid()}-{secrets.token_hex(4)}'
     # Folders above OUTPUT that do not exist are made, and go again if the run does not
     # complete.
     made = next((folder for folder in reversed(output.parents) if not folder.exists()), None)
