@@ -22,6 +22,13 @@ START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 30.0
 
 
+def client(address: str):
+    """A distributed Client of the scheduler at `address`, not the process's default."""
+    from distributed import Client
+
+    return Client(address, timeout=START_TIMEOUT_S, set_as_default=False)
+
+
 class DaskCluster:
     """`with DaskCluster(folder, workers=2) as cluster:` a scheduler and its workers."""
 
@@ -44,8 +51,6 @@ class DaskCluster:
         self.close()
 
     def _start(self) -> None:
-        from distributed import Client
-
         self.folder.mkdir(parents=True, exist_ok=True)
         self._spawn('scheduler', ['scheduler', '--host', '127.0.0.1', '--port', '0',
                                   '--dashboard-address', '127.0.0.1:0', '--scheduler-file',
@@ -60,7 +65,7 @@ class DaskCluster:
                 time.sleep(0.1)
         for k in range(self.workers):
             self.start_worker(f'worker-{k}')
-        self.client = Client(self.address, timeout=START_TIMEOUT_S, set_as_default=False)
+        self.client = client(self.address)
         self.wait_for_workers(self.workers)
 
     def start_worker(self, name: str) -> None:

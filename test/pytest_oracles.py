@@ -85,6 +85,12 @@ ORACLES = {
     'test_bag_second_pass.py': Oracle(('rosbags.rosbag2',),
                                       'rosbags (the bags of the tests, read back)'),
     'test_bag_statuses.py': Oracle(('rosbags.rosbag2',), 'rosbags (the bags of the tests)'),
+    'test_bag_table.py': Oracle(('rosbags.rosbag2',), 'rosbags (the bags of the tests)'),
+    'test_bag_cluster.py': Oracle(('rosbags.rosbag2', 'distributed'),
+                                  "rosbags and Dask's distributed (a scheduler and its workers "
+                                  'run the batches; the cluster extra)'),
+    # A helper, not a test: it starts the cluster of test_bag_cluster.py, skipped as above.
+    'dask_cluster.py::client': Oracle(('distributed',), "Dask's distributed"),
     'test_bag_types.py': Oracle(('rosbags.rosbag2', 'rosbags.typesys'),
                                 'rosbags (the output read back; the input bags are written '
                                 "by the tests to rosbag2's own layout)"),

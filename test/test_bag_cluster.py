@@ -21,6 +21,7 @@ import time
 
 from conftest import SAMPLE_URDF
 from dask_cluster import DaskCluster
+import distributed  # noqa: F401 - the oracle (pytest_oracles), missing: a listed skip
 import pytest
 from rosbags.rosbag2 import Reader
 from test_bag_runs import write_states
