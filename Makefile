@@ -13,7 +13,7 @@ IN_ENV := bash tools/bootstrap_env.sh run
 IN_DEMO_ENV := bash tools/bootstrap_env.sh --for demo run
 IN_COMMANDS_ENV := bash tools/bootstrap_env.sh --for commands run
 # Without ROS only the modules marked ros_free are collected: the others import rclpy.
-ROS_FREE_ONLY := $(if $(filter none,$(ROS_DISTRO)),-m ros_free $(shell grep -l '^pytestmark = pytest.mark.ros_free' test/test_*.py))
+ROS_FREE_ONLY := $(if $(filter none,$(ROS_DISTRO)),-m ros_free $(shell grep -rl --include='test_*.py' '^pytestmark = pytest.mark.ros_free' test))
 # test/ros_install needs launch_testing, which only a ROS 2 install has: `colcon test` runs it.
 # A missing test oracle is an error here (--require-oracles, test/pytest_oracles.py); a ROS
 # workspace's plain `colcon test` skips and lists the tests whose oracle rosdep does not install.

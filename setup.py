@@ -39,12 +39,12 @@ setup(
                     'cluster': ['distributed>=2023.1']},
     entry_points={
         'console_scripts': [
-            'urdf_state_publisher = urdf_state_publisher.process:main',
-            'urdf_state_publisher_container = urdf_state_publisher.process:container_main',
+            'urdf_state_publisher = urdf_state_publisher.ros.process:main',
+            'urdf_state_publisher_container = urdf_state_publisher.ros.process:container_main',
             # cli.py: each puts its stop handlers in place before it imports its command.
-            'urdf_state_publisher_inspect = urdf_state_publisher.cli:inspect_main',
-            'urdf_state_publisher_demo = urdf_state_publisher.cli:demo_main',
-            'urdf_state_publisher_bag = urdf_state_publisher.cli:bag_main',
+            'urdf_state_publisher_inspect = urdf_state_publisher.tools.entry:inspect_main',
+            'urdf_state_publisher_demo = urdf_state_publisher.tools.entry:demo_main',
+            'urdf_state_publisher_bag = urdf_state_publisher.recorded.entry:main',
         ],
     },
 )

@@ -49,7 +49,7 @@ def cluster_section(robot, seconds: float, rounds: int, workdir: Path, report: d
     runs.mkdir()
     for k in range(RECORDINGS):  # links: the same bytes, as many recordings
         shutil.copytree(bag, runs / f'run_{k}', copy_function=os.link)
-    command = [sys.executable, '-m', 'urdf_state_publisher.bag', str(runs),
+    command = [sys.executable, '-m', 'urdf_state_publisher.recorded.command', str(runs),
                str(workdir / 'out'), '--description', str(robot.path)]
     with DaskCluster(workdir / 'two', workers=2) as two, \
             DaskCluster(workdir / 'one', workers=1) as one:

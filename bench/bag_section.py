@@ -5,7 +5,7 @@ default configuration and with every message published (ignore_timestamp); the f
 copying the same bag, every record read and written, measured in the same run. The same
 recording as a ROS 1 bag (each message converted to CDR on the way) is run in the default
 configuration, its output MCAP too. The command runs as a lone run does, the recording copied
-and the output written by a second process (writer_process); as processes, it is also run with
+and the output written by a second process (recorded.writer); as processes, it is also run with
 --jobs 1, in one, and on the ROS 1 bag. Runs alternate in five rounds, each round running every
 way back to back: the seconds shown are each way's best, and every ratio is the median of the
 rounds' own ratios (this machine's speed moves by a third within seconds; the best of each way,
@@ -46,7 +46,8 @@ mode, source, target, *rest = sys.argv[1:]
 # Timed from after the imports, as the command imports what it needs at start.
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
 import numpy
-from urdf_state_publisher import bag, engine
+from urdf_state_publisher.recorded import command as bag
+from urdf_state_publisher.engine import state_engine as engine
 start = time.perf_counter()
 if mode.startswith('floor'):
     # floor_tf SIZE: also a prebuilt /tf of SIZE bytes for each record, as the command writes
@@ -85,7 +86,7 @@ def write_bag(path: Path, description: Path, seconds: float) -> int:
     from rosbags.rosbag2 import StoragePlugin, Writer
     from rosbags.typesys import get_typestore, Stores
 
-    from urdf_state_publisher.model import RobotModel
+    from urdf_state_publisher.kinematics.model import RobotModel
 
     store = get_typestore(Stores.ROS2_JAZZY)
     model = RobotModel.from_file(description)
@@ -233,7 +234,7 @@ def bag_section(robot, seconds: float, batch_scale: tuple[int, int], workdir: Pa
               f'{row["peak_rss_mib"]:>9.1f}')
     # The command as a user runs it, against the copy as a process of its own; every message
     # against a copy that also writes a prebuilt /tf of the command's size for each record.
-    command = [sys.executable, '-m', 'urdf_state_publisher.bag']
+    command = [sys.executable, '-m', 'urdf_state_publisher.recorded.command']
     tf_size = first_tf_size(workdir, bag, description)
     # Each round runs the command and its copy back to back (paired, as above).
     whole: dict[str, float] = {}
@@ -366,7 +367,7 @@ def batch_throughput(workdir: Path, bag: Path, description: tuple[str, ...],
             out = workdir / 'batch_out'
             if jobs:
                 measured = process_seconds(
-                    [sys.executable, '-m', 'urdf_state_publisher.bag',
+                    [sys.executable, '-m', 'urdf_state_publisher.recorded.command',
                      str(workdir / f'runs_{size}'), str(out), *description, '--jobs', str(jobs)],
                     out)
             else:

@@ -13,7 +13,7 @@ line: the process's RSS in bytes after each cycle.
 
     python bench/bare_node_cycles.py CYCLES
 
-`slope` is how a run of cycles is judged, the container's (test/test_container.py, the soak's
+`slope` is how a run of cycles is judged, the container's (test/ros/test_container.py, the soak's
 container run) and this floor's alike; `leaks` compares the two.
 """
 
@@ -32,9 +32,9 @@ from sensor_msgs.msg import JointState, MultiDOFJointState
 from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.parameters import PARAMETERS
-from urdf_state_publisher.qos_profiles import DIAGNOSTICS_QOS, LATCHED_QOS, TF_QOS
-from urdf_state_publisher.rclpy_capabilities import make_executor
+from urdf_state_publisher.engine.parameters import PARAMETERS
+from urdf_state_publisher.ros.qos import DIAGNOSTICS_QOS, LATCHED_QOS, TF_QOS
+from urdf_state_publisher.ros.rclpy_capabilities import make_executor
 
 # Cycles left out of a slope: caches and the allocator's arenas settle in them.
 WARM_UP = 50

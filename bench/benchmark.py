@@ -105,9 +105,9 @@ from robots import BenchRobot, generated_hands, jvrc1, sample_arm
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.node import UrdfStatePublisher
-from urdf_state_publisher.qos_profiles import TF_QOS
+from urdf_state_publisher.kinematics.model import RobotModel
+from urdf_state_publisher.ros.node import UrdfStatePublisher
+from urdf_state_publisher.ros.qos import TF_QOS
 
 CPP_FACT = ('C++ robot_state_publisher 3.3.3, built from source on this machine against the '
             'Kilted wheels, cost 0.25–0.35× the SingleThreadedExecutor relay per JointState '
@@ -437,10 +437,10 @@ import xml.etree.ElementTree
 step('xml.etree.ElementTree (the stdlib XML parser: expat, C tree builder)')
 import urdf_state_publisher.description
 step('urdf_state_publisher.description (parsing, validation)')
-import urdf_state_publisher.node
-step('urdf_state_publisher.node and the rest of the package')
+import urdf_state_publisher.ros.node
+step('urdf_state_publisher.ros.node and the rest of the package')
 from rclpy.parameter import Parameter
-node = urdf_state_publisher.node.UrdfStatePublisher(parameter_overrides=[
+node = urdf_state_publisher.ros.node.UrdfStatePublisher(parameter_overrides=[
     Parameter('description_file', value=sys.argv[1])])
 step('the node, started on the robot')
 """

@@ -6,7 +6,7 @@ fleet simulation that spawns and despawns robots), each sent JointStates at --ra
 is loaded. The container's RSS is read after every cycle; then a bare rclpy node with the same
 entities is made and destroyed as often in a process of its own, beside a node that stays
 (bench/bare_node_cycles.py), and the two slopes per cycle after warm-up are printed side by
-side, with a verdict by the same rule as test/test_container.py.
+side, with a verdict by the same rule as test/ros/test_container.py.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Container:
 
         self._log = open(log_path, 'w')
         self.process = subprocess.Popen(
-            [sys.executable, '-c', 'import sys; from urdf_state_publisher.process import '
+            [sys.executable, '-c', 'import sys; from urdf_state_publisher.ros.process import '
              'container_main; sys.exit(container_main())', '--ros-args', '-r',
              '__node:=soak_container'], stdout=self._log, stderr=subprocess.STDOUT)
         self._load = probe.create_client(LoadNode, '/soak_container/_container/load_node')

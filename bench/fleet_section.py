@@ -35,8 +35,8 @@ from robots import BenchRobot
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.qos_profiles import TF_QOS
+from urdf_state_publisher.kinematics.model import RobotModel
+from urdf_state_publisher.ros.qos import TF_QOS
 
 FLEET_RATE = 100  # Hz of JointStates per robot
 CONTAINER = 'urdf_state_publisher_container'
@@ -102,7 +102,7 @@ def start_fleet_container(robot: BenchRobot, count: int, log_dir: Path, driver: 
 
     log = open(log_dir / 'fleet_container.log', 'w')
     process = subprocess.Popen(
-        [sys.executable, '-c', 'import sys; from urdf_state_publisher.process import '
+        [sys.executable, '-c', 'import sys; from urdf_state_publisher.ros.process import '
          'container_main; sys.exit(container_main())', '--ros-args', '-r', '__node:=fleet'],
         stdout=log, stderr=subprocess.STDOUT)
     fleet = Fleet('container', {CONTAINER: (process, log)}, [])

@@ -28,8 +28,8 @@ from robots import BenchRobot
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.qos_profiles import TF_QOS
+from urdf_state_publisher.kinematics.model import RobotModel
+from urdf_state_publisher.ros.qos import TF_QOS
 
 # Read by rclpy.init() and inherited by the processes started here: a domain of our own, so
 # that no figure includes another run's traffic (the tests set theirs before starting us).
@@ -335,7 +335,7 @@ def stop_processes(processes: dict) -> dict[str, int]:
     """SIGINT each process, one after the other: each one's exit status.
 
     One at a time: Fast DDS 2.14 (Jazzy) can deadlock destroying a participant while a peer
-    leaves at the same moment (process.py), and relays stopped together have hung so in CI.
+    leaves at the same moment (ros/process.py), and relays stopped together have hung so in CI.
     50 node processes stopped at once on 2 cores also overran the node's teardown limit
     (process.TEARDOWN_LIMIT_S), and the watchdog's exit left their shared-memory ports locked.
     """

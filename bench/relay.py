@@ -38,7 +38,7 @@ from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-from urdf_state_publisher.process import TEARDOWN_LIMIT_S
+from urdf_state_publisher.ros.process import TEARDOWN_LIMIT_S
 
 MODES = ('single', 'events', 'floor-events', 'floor-waitset', 'floor-decimating', 'bare')
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)  # the node's /tf QoS
@@ -163,7 +163,7 @@ def spin(node, mode: str, stopping: list) -> None:
 
 
 def tear_down(node) -> None:
-    """Destroy `node` and shut ROS down, watched as the node's own teardown is (process.py).
+    """Destroy `node` and shut ROS down, watched as the node's own teardown is (ros/process.py).
 
     A teardown hung in the middleware ends the relay with status 1 and its stack in the log.
     """

@@ -43,16 +43,16 @@ import rclpy
 from rclpy.serialization import serialize_message
 from robots import generated_hands, jvrc1, sample_arm
 
-from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.process import TEARDOWN_LIMIT_S
+from urdf_state_publisher.kinematics.model import RobotModel
+from urdf_state_publisher.ros.process import TEARDOWN_LIMIT_S
 
 # The node's entry point with timestamps at the phase boundaries, printed on stderr. Nothing
 # else changes: the same StopRequest, run_node and node class.
 TIMED_ENTRY = """
 import sys, time
 import rclpy
-from urdf_state_publisher import process
-from urdf_state_publisher.node import UrdfStatePublisher
+from urdf_state_publisher.ros import process
+from urdf_state_publisher.ros.node import UrdfStatePublisher
 
 def mark(name):
     print(f'teardown-mark {name} {time.monotonic()!r}', file=sys.stderr, flush=True)

@@ -12,7 +12,7 @@ Built alone, warnings as errors, by test/test_docs.py:
 
 project = 'urdf_state_publisher'
 extensions = ['sphinx.ext.autodoc', 'myst_parser']
-# Links to a heading of another page, `parameters.md#topics`, as GitHub renders them too.
+# Links to a heading of another page, `engine.parameters.md#topics`, as GitHub renders them too.
 myst_heading_anchors = 3
 autodoc_member_order = 'bysource'
 exclude_patterns = ['_build']

@@ -26,7 +26,7 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
-from urdf_state_publisher.launch_support import (
+from urdf_state_publisher.ros.launch_support import (
     display_joint_states,
     GUI,
     install_hint,

@@ -10,7 +10,7 @@ from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
 from launch_ros.substitutions import FindPackageShare
 
-from urdf_state_publisher.launch_support import (
+from urdf_state_publisher.ros.launch_support import (
     launch_arguments,
     NODE_NAME,
     node_namespace,
@@ -35,7 +35,7 @@ def _launch_setup(context: LaunchContext) -> list[Node]:
     """Check the arguments, then build the node (nothing starts if an argument is wrong).
 
     Later entries of `parameters` win: the params file, then what the arguments given set
-    (launch_support.node_setup decides which).
+    (ros.launch_support.node_setup decides which).
     """
     setup = node_setup(context.launch_configurations,
                        node_namespace(context.launch_configurations),

@@ -7,7 +7,7 @@ node's /diagnostics. `node_link_fixture` makes a pytest fixture of a node and it
 by the tests of a module (or class). Expected transforms are computed here with a few lines of
 quaternion algebra of their own, independent of the package's geometry.
 
-QoS: the node's own profiles come from `urdf_state_publisher.qos`; BEST_EFFORT and RELIABLE
+QoS: the node's own profiles come from `urdf_state_publisher.wire.qos`; BEST_EFFORT and RELIABLE
 are the two kinds of joint-state sources (and recorders) the tests play.
 
 Imports rclpy: conftest.py (which must stay importable without ROS) imports this module only
@@ -38,7 +38,7 @@ from sensor_msgs.msg import JointState, MultiDOFJointState
 from tf2_msgs.msg import TFMessage
 import yaml
 
-from urdf_state_publisher.qos_profiles import LATCHED_QOS, TF_QOS
+from urdf_state_publisher.ros.qos import LATCHED_QOS, TF_QOS
 
 FIXTURES = Path(__file__).resolve().parent / 'fixtures'
 MIXED_URDF = FIXTURES / 'mixed_joints.urdf'

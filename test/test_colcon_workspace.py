@@ -71,7 +71,7 @@ def test_the_sourced_workspace_resolves_the_package_to_the_install(workspace):
     environment = sourced_environment(workspace)
     result = subprocess.run(
         [sys.executable, '-c',
-         'import urdf_state_publisher.process as p; '
+         'import urdf_state_publisher.ros.process as p; '
          'from ament_index_python.packages import get_package_share_directory as share; '
          f'print(p.__file__); print(share({PACKAGE!r}))'],
         env=environment, cwd=workspace, capture_output=True, text=True, check=True, timeout=60)

@@ -26,14 +26,14 @@ import xacro
 import yaml
 
 from urdf_state_publisher.description import DescriptionError, parse_description
-from urdf_state_publisher.launch_support import LaunchArgumentError, node_setup
-from urdf_state_publisher.parameters import DOCUMENTED, NodeConfig
+from urdf_state_publisher.engine.parameters import DOCUMENTED, NodeConfig
+from urdf_state_publisher.ros.launch_support import LaunchArgumentError, node_setup
 
 DOC = REPO / 'doc'
 FENCE = re.compile(r'^(`{3,})\s*(\S*)')
 THIS = 'test_doc_examples.py::'
 EXAMPLES = {
-    ('api.md', 'from urdf_state_publisher import DescriptionError, RobotModel'):
+    ('api.md', 'from urdf_state_publisher import DescriptionError, RobotModel, tree_text'):
         'test_api_example.py::test_the_python_api_example_prints_what_the_page_states',
     ('api.md', '.. automodule:: urdf_state_publisher'):
         'test_docs.py::test_the_api_page_documents_every_public_name',
@@ -157,7 +157,7 @@ def test_the_inspect_command_runs_on_the_sample_robot(tmp_path):
     words = [word.strip('[]') for word in shlex.split(command)]
     assert words[:2] == ['urdf_state_publisher_inspect', 'robot.urdf.xacro']
     result = subprocess.run(
-        [sys.executable, '-m', 'urdf_state_publisher.inspect_cli', str(SAMPLE_XACRO),
+        [sys.executable, '-m', 'urdf_state_publisher.tools.inspect', str(SAMPLE_XACRO),
          *words[2:]], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr  # --strict: no warnings
     expanded = ElementTree.fromstring(

@@ -3,7 +3,7 @@
 Nothing here imports launch or launch_ros (not installable here): the launch files are read as
 Python syntax trees, or run with stand-ins for launch and launch_ros that record what the
 launch files construct (`run_launch_file`), their OpaqueFunction included (`launch_setup`).
-What they decide comes from urdf_state_publisher.launch_support (test_launch_support.py).
+What they decide comes from urdf_state_publisher.ros.launch_support (test_launch_support.py).
 """
 
 import ast
@@ -22,8 +22,8 @@ from urdf_parser_py import urdf
 import xacro
 import yaml
 
-from urdf_state_publisher.launch_support import DISPLAY_PACKAGES, SAMPLE_MODEL
-from urdf_state_publisher.parameters import LAUNCH_OVERRIDES
+from urdf_state_publisher.engine.parameters import LAUNCH_OVERRIDES
+from urdf_state_publisher.ros.launch_support import DISPLAY_PACKAGES, SAMPLE_MODEL
 
 PACKAGE = 'urdf_state_publisher'
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
@@ -38,9 +38,9 @@ SAMPLE_XACRO = 'urdf/sample_arm.urdf.xacro'
 SAMPLE_URDF = PACKAGE_ROOT / 'urdf' / 'sample_arm.urdf'
 SAMPLE_XACRO_PATH = PACKAGE_ROOT / SAMPLE_XACRO
 
-PARAMETERS_PY = PACKAGE_ROOT / PACKAGE / 'parameters.py'
+PARAMETERS_PY = PACKAGE_ROOT / PACKAGE / 'engine/parameters.py'
 
-# The launch files may import this package's parameters and launch_support modules (they import
+# The launch files may import this package's parameters and ros.launch_support modules (they import
 # neither rclpy nor launch at load: test_launch_modules_load_without_ros checks that), and
 # ament_index_python, which launch_ros itself depends on.
 ALLOWED_LAUNCH_IMPORTS = frozenset(
@@ -384,7 +384,7 @@ def declared_parameters() -> frozenset[str]:
     """Return the names of the parameters a real node instance declares (rclpy, in-process)."""
     from rclpy.parameter import Parameter
 
-    from urdf_state_publisher.node import UrdfStatePublisher
+    from urdf_state_publisher.ros.node import UrdfStatePublisher
 
     description = Parameter('robot_description', value=SAMPLE_URDF.read_text(encoding='utf-8'))
     return parameter_names(lambda context: UrdfStatePublisher(
@@ -424,7 +424,8 @@ def test_launch_modules_load_without_ros():
     """The modules the launch files import load neither rclpy, launch nor the XML tools."""
     import subprocess
 
-    for module in ('urdf_state_publisher.parameters', 'urdf_state_publisher.launch_support'):
+    for module in ('urdf_state_publisher.engine.parameters',
+                   'urdf_state_publisher.ros.launch_support'):
         loaded = subprocess.run(
             [sys.executable, '-c', f'import sys; import {module}; '
              'print(sorted({m.split(".")[0] for m in sys.modules}))'],
@@ -494,7 +495,7 @@ def test_our_nodes_run_console_scripts_of_setup_py(monkeypatch, viewers_installe
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda path: path.name)
 def test_launch_configurations_are_declared(path, monkeypatch, viewers_installed):
-    """Every launch configuration a launch file reads, itself or through launch_support, is
+    """Every launch configuration a launch file reads, itself or through ros.launch_support, is
     declared in it (or is launch_ros' pushed namespace)."""
     _, made = run_launch_file(path, monkeypatch)
     read = launch_configurations(path) | {
@@ -525,7 +526,8 @@ def test_parameter_arguments_name_the_defaults_of_parameters(path, monkeypatch):
     Checked with a changed default too: the launch files take it from the table, so the
     change alone changes what they say.
     """
-    from urdf_state_publisher import launch_support, parameters
+    from urdf_state_publisher.engine import parameters
+    from urdf_state_publisher.ros import launch_support
 
     expected = {'publish_frequency': 'else 20.0)', 'frame_prefix': 'else empty)',
                 'use_sim_time': 'else false)'}
@@ -586,7 +588,7 @@ def test_main_launch_gives_the_sample_when_nothing_names_a_description(monkeypat
 def test_a_bad_argument_ends_the_launch_with_one_line_before_any_node(
         path, arguments, message, monkeypatch, viewers_installed):
     """launch prints the exception's message on one line; nothing was made to start."""
-    from urdf_state_publisher.launch_support import LaunchArgumentError
+    from urdf_state_publisher.ros.launch_support import LaunchArgumentError
 
     function, context, made = prepared_setup(path, monkeypatch, **arguments)
     with pytest.raises(LaunchArgumentError) as raised:
@@ -597,7 +599,7 @@ def test_a_bad_argument_ends_the_launch_with_one_line_before_any_node(
 
 def test_display_with_a_missing_viewer_says_what_to_install_and_starts_nothing(
         monkeypatch, viewers_installed):
-    from urdf_state_publisher.launch_support import LaunchArgumentError
+    from urdf_state_publisher.ros.launch_support import LaunchArgumentError
 
     (viewers_installed / 'joint_state_publisher_gui').unlink()
     monkeypatch.setenv('ROS_DISTRO', 'jazzy')
@@ -671,7 +673,7 @@ def test_display_lets_the_node_publish_joint_states_unless_the_sliders_do(
 
 def test_display_refuses_the_sliders_and_the_node_both_publishing_joint_states(
         monkeypatch, viewers_installed):
-    from urdf_state_publisher.launch_support import LaunchArgumentError
+    from urdf_state_publisher.ros.launch_support import LaunchArgumentError
 
     function, context, made = prepared_setup(DISPLAY_LAUNCH, monkeypatch, gui='true',
                                              publish_joint_states='true')
@@ -714,7 +716,7 @@ def test_display_uses_a_given_rviz_config_as_it_is(monkeypatch, viewers_installe
     (rviz,) = [thing for thing in actions if thing.kind == 'Node'
                and thing.kwargs['package'] == 'rviz2']
     assert rviz.kwargs['arguments'] == ['-d', str(own)]
-    from urdf_state_publisher.launch_support import LaunchArgumentError
+    from urdf_state_publisher.ros.launch_support import LaunchArgumentError
 
     with pytest.raises(LaunchArgumentError, match="^launch argument rviz_config: no file at '"):
         display_setup(monkeypatch, rviz_config=str(tmp_path / 'missing.rviz'))
@@ -1016,7 +1018,7 @@ def test_the_display_tools_are_no_run_dependency():
 
 
 def test_what_the_launch_files_import_is_a_run_dependency():
-    """The packages the launch files (and launch_support) import come with the node."""
+    """The packages the launch files (and ros.launch_support) import come with the node."""
     imported = set().union(*(module_level_imports(path) for path in LAUNCH_FILES))
     imported -= stdlib_module_names | {PACKAGE}
     assert imported == {'launch', 'launch_ros', 'ament_index_python'}
@@ -1024,7 +1026,7 @@ def test_what_the_launch_files_import_is_a_run_dependency():
 
 
 def test_the_docs_say_how_to_install_the_display_tools():
-    from urdf_state_publisher.launch_support import install_hint
+    from urdf_state_publisher.ros.launch_support import install_hint
 
     page = (PACKAGE_ROOT / 'doc' / 'launch.md').read_text(encoding='utf-8')
     section = page.split('\n## Installing the display tools\n', 1)[1].split('\n## ', 1)[0]

@@ -127,7 +127,7 @@ def left_out(result: subprocess.CompletedProcess) -> list[str]:
 def test_by_default_a_missing_oracle_is_a_listed_skip_and_the_run_passes(tmp_path,
                                                                          launch_testing_like):
     # A file listed whole (it imports its oracle at the top) and one listed test of a file.
-    result = run_pytest(tmp_path, 'test/test_lint.py', 'test/test_description.py',
+    result = run_pytest(tmp_path, 'test/test_lint.py', 'test/description/test_description.py',
                         '-k', 'jvrc1 or lint', launch_testing_like=launch_testing_like)
     assert result.returncode == 0, result.stdout + result.stderr
     assert closing_counts(result) == '0 passed, 0 failed, 2 skipped (0 unexpected)'
@@ -154,7 +154,7 @@ def test_with_the_switch_a_missing_oracle_fails_the_run_naming_the_file(tmp_path
 
 
 def test_with_the_switch_a_listed_test_runs_and_fails_without_its_oracle(tmp_path):
-    result = run_pytest(tmp_path, SWITCH, 'test/test_description.py', '-k', 'jvrc1')
+    result = run_pytest(tmp_path, SWITCH, 'test/description/test_description.py', '-k', 'jvrc1')
     assert result.returncode != 0
     assert 'ModuleNotFoundError: import of jvrc_description' in result.stdout
     assert closing_counts(result) == '0 passed, 1 failed, 0 skipped (0 unexpected)'

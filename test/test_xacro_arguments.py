@@ -14,13 +14,13 @@ import sys
 import numpy as np
 import pytest
 
-from urdf_state_publisher.engine import configured_description, Outputs, StateEngine
-from urdf_state_publisher.health import Level
-from urdf_state_publisher.inspect_cli import main as inspect_main
-from urdf_state_publisher.joint_settings import JointSettings
-from urdf_state_publisher.launch_support import node_setup
-from urdf_state_publisher.model import RobotModel
-from urdf_state_publisher.parameters import NodeConfig, PARAMETERS
+from urdf_state_publisher.engine.health import Level
+from urdf_state_publisher.engine.joint_settings import JointSettings
+from urdf_state_publisher.engine.parameters import NodeConfig, PARAMETERS
+from urdf_state_publisher.engine.state_engine import configured_description, Outputs, StateEngine
+from urdf_state_publisher.kinematics.model import RobotModel
+from urdf_state_publisher.ros.launch_support import node_setup
+from urdf_state_publisher.tools.inspect import main as inspect_main
 
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 
@@ -195,7 +195,7 @@ def test_the_bag_command_reports_the_warning_as_a_finding(robot, tmp_path):
         message, 'sensor_msgs/msg/JointState')))
     writer.close()
     result = subprocess.run(
-        [sys.executable, '-m', 'urdf_state_publisher.bag', str(tmp_path / 'input'),
+        [sys.executable, '-m', 'urdf_state_publisher.recorded.command', str(tmp_path / 'input'),
          str(tmp_path / 'output'), '--description', str(robot), 'reach:=1', 'prefx:=left_'],
         capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -28,17 +28,18 @@ import tempfile
 
 import numpy as np
 
-from urdf_state_publisher.bag_input import open_bag
 from urdf_state_publisher.description import parse_description
-from urdf_state_publisher.recorded_frames import tf2_name
-from urdf_state_publisher.tf_wire import read_tf_message
+from urdf_state_publisher.recorded.frames import tf2_name
+from urdf_state_publisher.recorded.input import open_bag
+from urdf_state_publisher.wire.tf import read_tf_message
 
 TOLERANCE = 1e-12
 
 
 def run_command(*arguments: str) -> str:
     """The command's standard output; it must exit 0."""
-    result = subprocess.run([sys.executable, '-m', 'urdf_state_publisher.bag', *arguments],
+    result = subprocess.run([sys.executable, '-m', 'urdf_state_publisher.recorded.command',
+                             *arguments],
                             capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(f'urdf_state_publisher_bag {" ".join(arguments)} exited '

@@ -7,23 +7,23 @@ The model layer imports no ROS package::
     model.frame_pose('tool0', {'elbow_joint': 0.5})
 
 `__version__` is the version of the installed package (one version: package.xml, setup.py).
-The names below are imported on first use: the node's entry point (`process.main`) must be
+The names below are imported on first use: the node's entry point (`ros.process.main`) must be
 able to install its signal handlers before numpy or rclpy are loaded.
 """
 
 import importlib
 
 _MODULE_OF = {
-    'Description': 'description', 'DescriptionText': 'description',
-    'Extension': 'description', 'Extensions': 'description',
-    'Joint': 'description', 'JointType': 'description',
+    'Description': 'description', 'DescriptionText': 'description', 'Extension': 'description',
+    'Extensions': 'description', 'Joint': 'description', 'JointType': 'description',
     'Limits': 'description', 'Mimic': 'description', 'Origin': 'description',
     'parse_description': 'description', 'read_description_file': 'description',
     'Sensor': 'description', 'SoftLimits': 'description',
     'DescriptionError': 'errors',
     'Pose': 'geometry',
-    'FrameTransform': 'model', 'JointUpdate': 'model', 'RobotModel': 'model',
-    'UpdatePlan': 'model',
+    'FrameTransform': 'kinematics.model', 'JointUpdate': 'kinematics.model',
+    'RobotModel': 'kinematics.model', 'UpdatePlan': 'kinematics.model',
+    'tree_text': 'tools.inspect',
 }
 
 __all__ = sorted(_MODULE_OF)

@@ -2,6 +2,6 @@
 
 import sys
 
-from urdf_state_publisher.process import main
+from urdf_state_publisher.ros.process import main
 
 sys.exit(main())

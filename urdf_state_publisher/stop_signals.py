@@ -3,7 +3,7 @@
 The node, the container, the bag command and its writer process stop on each of them: `ros2
 launch` stops its children with SIGINT, systemd and container runtimes with SIGTERM, a closed
 terminal sends SIGHUP. Each process records the request in its handler and stops where it can
-(process.py, bag.py). Imports only the standard library.
+(ros/process.py, recorded/command.py). Imports only the standard library.
 """
 
 import signal
