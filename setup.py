@@ -34,7 +34,10 @@ setup(
     # key is a pip key), so optional: the command says how to install it when it is missing.
     # zstd (the standard library's from Python 3.14) compresses an output file by file.
     extras_require={'test': ['pytest', 'hypothesis'],
-                    'bag': ['rosbags>=0.11', 'backports.zstd; python_version < "3.14"']},
+                    'bag': ['rosbags>=0.11', 'backports.zstd; python_version < "3.14"'],
+                    # urdf_state_publisher_view: viser serves the page (its web client is in its
+                    # wheel) and brings trimesh, which reads STL and OBJ; pycollada, DAE.
+                    'view': ['viser>=1.0', 'pycollada']},
     entry_points={
         'console_scripts': [
             'urdf_state_publisher = urdf_state_publisher.process:main',
@@ -43,6 +46,7 @@ setup(
             'urdf_state_publisher_inspect = urdf_state_publisher.cli:inspect_main',
             'urdf_state_publisher_demo = urdf_state_publisher.cli:demo_main',
             'urdf_state_publisher_bag = urdf_state_publisher.cli:bag_main',
+            'urdf_state_publisher_view = urdf_state_publisher.cli:view_main',
         ],
     },
 )

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 __all__ = ['bag_main', 'container_usage', 'demo_main', 'end_by', 'inspect_main', 'node_usage',
-           'quiet_pipe', 'stdout_closed', 'wants_help']
+           'quiet_pipe', 'stdout_closed', 'view_main', 'wants_help']
 
 
 def end_by(number: int) -> NoReturn:
@@ -187,8 +187,8 @@ def _end_by_stop_signals() -> None:
             signal.signal(number, lambda number, frame: end_by(number))
 
 
-# The entry points of urdf_state_publisher_inspect, _bag and _demo (setup.py); the node's and
-# the container's are process.main and process.container_main.
+# The entry points of urdf_state_publisher_inspect, _bag, _demo and _view (setup.py); the
+# node's and the container's are process.main and process.container_main.
 
 def inspect_main() -> int | None:
     """urdf_state_publisher_inspect: ended by a stop signal, at any moment."""
@@ -212,5 +212,15 @@ def demo_main() -> int | None:
 
     stop = StopRequest()
     from urdf_state_publisher.demo import main
+
+    return quiet_pipe(lambda: 0 if stop.requested else main(stop=stop))
+
+
+def view_main() -> int | None:
+    """urdf_state_publisher_view: a stop signal ends it with status 0, at any moment."""
+    from urdf_state_publisher.process import StopRequest
+
+    stop = StopRequest()
+    from urdf_state_publisher.view.command import main
 
     return quiet_pipe(lambda: 0 if stop.requested else main(stop=stop))

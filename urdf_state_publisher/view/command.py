@@ -1,0 +1,155 @@
+"""urdf_state_publisher_view: the command line, and the page's loop (viser).
+
+The robot's links are posed from /tf and /tf_static, 30 times a second at most, each link sent
+to the browser only when its pose changed. The sliders publish a JointState when one moves.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from urdf_state_publisher.exit_status import ArgumentParser, FAILED
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from urdf_state_publisher.process import StopRequest
+
+__all__ = ['build_parser', 'main']
+
+PROG = 'urdf_state_publisher_view'
+DEFAULT_HOST = '127.0.0.1'
+DEFAULT_PORT = 8080
+# The page is redrawn this often at most: a screen's eye needs no more, a browser keeps up.
+UPDATES_PER_SECOND = 30
+
+
+def build_parser() -> ArgumentParser:
+    """The command line of urdf_state_publisher_view."""
+    parser = ArgumentParser(
+        prog=PROG,
+        description='Shows the robot in a browser, posed from /tf and /tf_static as RViz '
+                    'poses it, with joint sliders that publish sensor_msgs/JointState. The page '
+                    'has no login: --host 0.0.0.0 is for a trusted network only.',
+        epilog='A stop signal (Ctrl-C, SIGTERM, SIGHUP) ends it: exit status 0.')
+    parser.add_argument('--description', metavar='FILE',
+                        help='the robot description (URDF or .xacro); default: the '
+                             'robot_description topic')
+    parser.add_argument('--package-path', metavar='NAME=DIR', action='append', default=[],
+                        help="where package NAME's files are, for package:// meshes without "
+                             'ROS (repeatable); otherwise the ament index says')
+    parser.add_argument('--host', default=DEFAULT_HOST,
+                        help=f'the address to listen on (default {DEFAULT_HOST}; 0.0.0.0: '
+                             'every interface, for a trusted network)')
+    parser.add_argument('--port', type=int, default=DEFAULT_PORT,
+                        help=f'the port of the page (default {DEFAULT_PORT})')
+    parser.add_argument('--topic', default='joint_states',
+                        help='where the sliders publish (default joint_states; or a source '
+                             'topic that urdf_state_publisher merges)')
+    parser.add_argument('--no-sliders', action='store_true',
+                        help='no sliders (a driver publishes the joint states)')
+    return parser
+
+
+def _package_paths(words: list[str], parser: ArgumentParser) -> dict[str, str]:
+    paths = {}
+    for word in words:
+        name, equals, directory = word.partition('=')
+        if not equals or not name or not directory:
+            parser.error(f'--package-path {word!r}: give it as NAME=DIR')
+        paths[name] = directory
+    return paths
+
+
+def _find_package():
+    """The ament index's lookup of a package's share directory, or None without it."""
+    try:
+        from ament_index_python.packages import get_package_share_directory, PackageNotFoundError
+    except ImportError:
+        return None
+
+    def find(name: str) -> str:
+        try:
+            return get_package_share_directory(name)
+        except PackageNotFoundError:
+            raise LookupError(name) from None
+
+    return find
+
+
+def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
+    """Run the view until `stop` is requested."""
+    from urdf_state_publisher.process import StopRequest
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    package_paths = _package_paths(args.package_path, parser)
+    if not 0 <= args.port <= 65535:
+        parser.error(f'--port {args.port}: give a port from 0 to 65535')
+    stop = stop or StopRequest()
+    description = None
+    if args.description is not None:
+        from urdf_state_publisher.description import DescriptionError, read_description_file
+
+        try:
+            description = read_description_file(args.description).text
+        except DescriptionError as exc:
+            print(f'{PROG}: {exc}', file=sys.stderr)
+            return FAILED
+    try:
+        import viser
+    except ImportError:
+        print(f"{PROG}: viser is not installed; install the package's view extra "
+              "(pip install 'urdf_state_publisher[view]')", file=sys.stderr)
+        return FAILED
+    from urdf_state_publisher.view.ros_link import RosLink
+
+    link = RosLink(None if args.no_sliders else args.topic,
+                   description_topic=description is None)
+    try:
+        server = viser.ViserServer(host=args.host, port=args.port, verbose=False)
+    except OSError as exc:
+        link.close()
+        print(f'{PROG}: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; '
+              'choose another with --port', file=sys.stderr)
+        return FAILED
+    print(f'{PROG}: the robot is at http://{args.host}:{server.get_port()}', flush=True)
+    description_dir = None if args.description is None else \
+        os.path.dirname(os.path.abspath(args.description))
+    page = None
+    seen = 0
+    text = description  # a description to show, until it is shown
+    try:
+        while not stop.requested:
+            with link.lock:
+                if description is None and link.description_count != seen:
+                    seen = link.description_count
+                    text = link.description
+            if text is not None:
+                if page is not None:
+                    page.remove()
+                page = _build_page(server, text, link, package_paths, description_dir,
+                                   sliders=not args.no_sliders)
+                text = None
+            if page is not None:
+                page.draw()
+            time.sleep(1.0 / UPDATES_PER_SECOND)
+    finally:
+        server.stop()
+        link.close()
+    return 0
+
+
+def _build_page(server, text, link, package_paths, description_dir, *, sliders):
+    from urdf_state_publisher.description import DescriptionError
+    from urdf_state_publisher.view.page import Page
+
+    try:
+        return Page(server, text, link, package_paths, _find_package(), description_dir,
+                    sliders=sliders)
+    except DescriptionError as exc:
+        print(f'{PROG}: the robot description cannot be shown: {exc}', file=sys.stderr)
+        return None
+
+

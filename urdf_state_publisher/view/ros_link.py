@@ -1,0 +1,93 @@
+"""The view's ROS side: /tf, /tf_static and /robot_description in, the sliders' JointState out.
+
+rclpy's callbacks run on a thread of their own; they only record what arrives (under a lock)
+for the page's loop to draw.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from tf2_msgs.msg import TFMessage
+
+from urdf_state_publisher.geometry import Pose
+from urdf_state_publisher.process import init_ros
+from urdf_state_publisher.qos_profiles import (
+    JOINT_STATES_QOS,
+    LATCHED_QOS,
+    TF_QOS,
+    TF_STATIC_LISTENER_QOS,
+)
+from urdf_state_publisher.rclpy_capabilities import make_executor
+from urdf_state_publisher.view.scene import TransformTree
+
+__all__ = ['RosLink']
+
+NODE_NAME = 'urdf_state_publisher_view'
+
+
+class RosLink:
+    """A node that keeps the latest transforms and description, and publishes joint states."""
+
+    def __init__(self, joint_states_topic: str | None, *, description_topic: bool):
+        init_ros()
+        self.node = Node(NODE_NAME)
+        self.lock = threading.Lock()
+        self.tree = TransformTree()
+        self.changed = False  # a transform arrived since the page last drew
+        self.description: str | None = None
+        self.description_count = 0  # descriptions received: the page rebuilds on a new one
+        self.node.create_subscription(TFMessage, '/tf', self._on_tf, TF_QOS)
+        self.node.create_subscription(TFMessage, '/tf_static', self._on_tf,
+                                      TF_STATIC_LISTENER_QOS)
+        if description_topic:
+            self.node.create_subscription(String, 'robot_description', self._on_description,
+                                          LATCHED_QOS)
+        self.publisher = None if joint_states_topic is None else \
+            self.node.create_publisher(JointState, joint_states_topic, JOINT_STATES_QOS)
+        self.executor = make_executor(self.node.context)
+        self.executor.add_node(self.node)
+        self._thread = threading.Thread(target=self._spin, name='ros', daemon=True)
+        self._thread.start()
+
+    def _spin(self) -> None:
+        from rclpy.executors import ExternalShutdownException
+
+        try:
+            while self.node.context.ok():
+                self.executor.spin_once(timeout_sec=0.1)
+        except ExternalShutdownException:
+            pass
+
+    def _on_tf(self, message: TFMessage) -> None:
+        with self.lock:
+            for stamped in message.transforms:
+                t, r = stamped.transform.translation, stamped.transform.rotation
+                self.tree.set(stamped.header.frame_id.lstrip('/'),
+                              stamped.child_frame_id.lstrip('/'),
+                              Pose((t.x, t.y, t.z), (r.x, r.y, r.z, r.w)))
+            self.changed = True
+
+    def _on_description(self, message: String) -> None:
+        with self.lock:
+            self.description = message.data
+            self.description_count += 1
+
+    def publish(self, names: tuple[str, ...], positions: tuple[float, ...]) -> None:
+        """One JointState with `names` at `positions`, stamped now."""
+        message = JointState()
+        message.header.stamp = self.node.get_clock().now().to_msg()
+        message.name = list(names)
+        message.position = list(positions)
+        self.publisher.publish(message)
+
+    def close(self) -> None:
+        """Stop the ROS thread and shut the context down."""
+        import rclpy
+
+        rclpy.try_shutdown()
+        self._thread.join(timeout=5)
+        self.node.destroy_node()
