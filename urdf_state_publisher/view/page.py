@@ -36,6 +36,7 @@ class Page:
         self.handles = []
         self.frames = {}
         scene = server.scene
+        self._aim_camera()
         for index, name in enumerate(self.model.links):
             frame = scene.add_frame(f'/robot/{index}', show_axes=False, axes_length=0.1,
                                     axes_radius=0.004, visible=False)
@@ -96,6 +97,16 @@ class Page:
             self._add_sliders(gui)
         self._drawn = {}
         self._frames_shown = None
+
+    def _aim_camera(self) -> None:
+        """A new page looks at the robot at its default pose, from the front left, above."""
+        points = np.array([pose.translation for pose in self.model.frame_poses().values()])
+        center = (points.min(axis=0) + points.max(axis=0)) / 2
+        distance = max(float(np.ptp(points, axis=0).max()), 0.5) * 2.0
+        camera = self.server.initial_camera
+        camera.up = (0.0, 0.0, 1.0)
+        camera.look_at = tuple(center)
+        camera.position = tuple(center + distance * np.array([0.8, 0.6, 0.5]))
 
     def _add_sliders(self, gui) -> None:
         folder = gui.add_folder('Joints')
