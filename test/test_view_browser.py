@@ -8,9 +8,11 @@ come from node_fixtures' own quaternion algebra; the slider's range from the URD
 
 from __future__ import annotations
 
+import ast
 import io
 import math
 from pathlib import Path
+import shlex
 import socket
 import sys
 import time
@@ -39,6 +41,7 @@ pytestmark = pytest.mark.timeout(300)
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_URDF = REPO / 'urdf' / 'sample_arm.urdf'
+SETUP_PY = REPO / 'setup.py'
 CHROMIUM = '/usr/bin/chromium'  # Debian's; pytest_oracles.py names it too
 CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
                  '--no-first-run', '--disable-background-networking',
@@ -210,3 +213,27 @@ def test_a_joint_state_from_another_process_moves_the_drawn_robot(browser, views
     at_zero = publish_until_the_picture_changes(at_rest, zero, 'the arm to be drawn')
     publish_until_the_picture_changes(at_zero, {**zero, 'shoulder_lift_joint': 1.2},
                                       'the upper arm to move in the picture')
+
+
+def test_the_pages_commands_show_the_robot_in_the_browser(browser, views, start_node):
+    from test_doc_examples import block
+
+    install, node, view_command = block('view.md', "pip install 'urdf_state_publisher[view]'"
+                                        ).splitlines()
+    assert install.split()[:2] == ['pip', 'install']
+    setup = next(node for node in ast.walk(ast.parse(SETUP_PY.read_text()))
+                 if isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'setup')
+    extras = ast.literal_eval(next(k.value for k in setup.keywords
+                                   if k.arg == 'extras_require'))
+    assert any(r.startswith('viser') for r in extras[install.split('[')[1].rstrip("]'")])
+    words = shlex.split(node)
+    assert words[:2] == ['urdf_state_publisher', '--ros-args'] and words[-1] == '&'
+    parameter = words[words.index('-p') + 1]
+    name, _, value = parameter.partition(':=')
+    start_node({name: str(REPO / value)})
+    (command, *arguments) = shlex.split(view_command)
+    assert command == 'urdf_state_publisher_view'
+    page = open_page(browser, views(*arguments))
+
+    wait_for_picture(page, lambda pixels: changed_pixels(
+        pixels, np.full_like(pixels, 255)) > 5 * LINK_PIXELS, 'the robot to be drawn')

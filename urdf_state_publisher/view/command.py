@@ -32,7 +32,8 @@ def build_parser() -> ArgumentParser:
         description='Shows the robot in a browser, posed from /tf and /tf_static as RViz '
                     'poses it, with joint sliders that publish sensor_msgs/JointState. The page '
                     'has no login: --host 0.0.0.0 is for a trusted network only.',
-        epilog='A stop signal (Ctrl-C, SIGTERM, SIGHUP) ends it: exit status 0.')
+        epilog='ROS arguments go after --ros-args (-r FROM:=TO, -r __ns:=/NAMESPACE). A stop '
+               'signal (Ctrl-C, SIGTERM, SIGHUP) ends it: exit status 0.')
     parser.add_argument('--description', metavar='FILE',
                         help='the robot description (URDF or .xacro); default: the '
                              'robot_description topic')
@@ -83,7 +84,10 @@ def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
     from urdf_state_publisher.process import StopRequest
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    # What follows --ros-args is rcl's (ros2 launch and ros2 run pass remaps and a namespace).
+    ros_words = words[words.index('--ros-args'):] if '--ros-args' in words else []
+    args = parser.parse_args(words[:len(words) - len(ros_words)])
     package_paths = _package_paths(args.package_path, parser)
     if not 0 <= args.port <= 65535:
         parser.error(f'--port {args.port}: give a port from 0 to 65535')
@@ -106,7 +110,7 @@ def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
     from urdf_state_publisher.view.ros_link import RosLink
 
     link = RosLink(None if args.no_sliders else args.topic,
-                   description_topic=description is None)
+                   description_topic=description is None, ros_arguments=ros_words)
     try:
         server = viser.ViserServer(host=args.host, port=args.port, verbose=False)
     except OSError as exc:

@@ -102,7 +102,7 @@ class Page:
         """A new page looks at the robot at its default pose, from the front left, above."""
         points = np.array([pose.translation for pose in self.model.frame_poses().values()])
         center = (points.min(axis=0) + points.max(axis=0)) / 2
-        distance = max(float(np.ptp(points, axis=0).max()), 0.5) * 2.0
+        distance = max(float(np.ptp(points, axis=0).max()), 0.5) * 1.5
         camera = self.server.initial_camera
         camera.up = (0.0, 0.0, 1.0)
         camera.look_at = tuple(center)
@@ -151,22 +151,24 @@ class Page:
 
     def draw(self) -> None:
         """Send the links whose pose changed (a link not reachable by transforms is hidden)."""
+        show_values = self.show_values.value
         with self.link.lock:
             changed = self.link.changed
             self.link.changed = False
             poses = self.link.tree.poses(self.model.links, self.model.root) if changed else None
+            # Read when they change, and when the list is opened.
             values = joint_values(self.model, self.link.tree) \
-                if changed and self.show_values.value else None
+                if show_values and (changed or not self.values_text.visible) else None
         shown = self.show_frames.value
         if shown != self._frames_shown:
             self._frames_shown = shown
             for frame, label in zip(self.frames.values(), self.labels):
                 frame.show_axes = shown
                 label.visible = shown
-        self.values_text.visible = self.show_values.value
         if values is not None:
             self.values_text.content = '\n'.join(
-                f'- `{name}`: {value:.4f}' for name, value in values.items())
+                f'- `{name}`: {value:.4f}' for name, value in values.items()) or '(no /tf yet)'
+        self.values_text.visible = show_values
         if poses is None:
             return
         with self.server.atomic():

@@ -32,8 +32,9 @@ NODE_NAME = 'urdf_state_publisher_view'
 class RosLink:
     """A node that keeps the latest transforms and description, and publishes joint states."""
 
-    def __init__(self, joint_states_topic: str | None, *, description_topic: bool):
-        init_ros()
+    def __init__(self, joint_states_topic: str | None, *, description_topic: bool,
+                 ros_arguments: list[str] = ()):
+        init_ros(['urdf_state_publisher_view', *ros_arguments])
         self.node = Node(NODE_NAME)
         self.lock = threading.Lock()
         self.tree = TransformTree()
