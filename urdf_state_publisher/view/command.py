@@ -34,9 +34,13 @@ def build_parser() -> ArgumentParser:
                     'has no login: --host 0.0.0.0 is for a trusted network only.',
         epilog='ROS arguments go after --ros-args (-r FROM:=TO, -r __ns:=/NAMESPACE). A stop '
                'signal (Ctrl-C, SIGTERM, SIGHUP) ends it: exit status 0.')
+    parser.add_argument('bag', nargs='?', metavar='BAG',
+                        help='a recording (rosbag2, or ROS 1) to show from its /tf, /tf_static '
+                             'and robot_description, with a timeline to play and scrub; '
+                             'without it, the live ROS graph')
     parser.add_argument('--description', metavar='FILE',
                         help='the robot description (URDF or .xacro); default: the '
-                             'robot_description topic')
+                             "robot_description topic (or the recording's)")
     parser.add_argument('--package-path', metavar='NAME=DIR', action='append', default=[],
                         help="where package NAME's files are, for package:// meshes without "
                              'ROS (repeatable); otherwise the ament index says')
@@ -73,7 +77,7 @@ def _find_package():
     def find(name: str) -> str:
         try:
             return get_package_share_directory(name)
-        except PackageNotFoundError:
+        except (PackageNotFoundError, OSError):  # OSError: no AMENT_PREFIX_PATH at all
             raise LookupError(name) from None
 
     return find
@@ -107,10 +111,27 @@ def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
         print(f"{PROG}: viser is not installed; install the package's view extra "
               "(pip install 'urdf_state_publisher[view]')", file=sys.stderr)
         return FAILED
-    from urdf_state_publisher.view.ros_link import RosLink
+    if args.bag is not None:
+        from urdf_state_publisher.bag_input import BagInputError
+        from urdf_state_publisher.view.bag_source import BagLink, read_recording
 
-    link = RosLink(None if args.no_sliders else args.topic,
-                   description_topic=description is None, ros_arguments=ros_words)
+        try:
+            recording = read_recording(args.bag)
+        except BagInputError as exc:
+            print(f'{PROG}: {exc}', file=sys.stderr)
+            return FAILED
+        description = description or recording.description
+        if description is None:
+            print(f'{PROG}: {args.bag}: no robot_description recorded; give --description '
+                  'FILE (a .urdf or .xacro)', file=sys.stderr)
+            return FAILED
+        link = BagLink(recording.timeline)
+        args.no_sliders = True  # a recording's joints move as they were recorded
+    else:
+        from urdf_state_publisher.view.ros_link import RosLink
+
+        link = RosLink(None if args.no_sliders else args.topic,
+                       description_topic=description is None, ros_arguments=ros_words)
     try:
         server = viser.ViserServer(host=args.host, port=args.port, verbose=False)
     except OSError as exc:
@@ -124,8 +145,11 @@ def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
     page = None
     seen = 0
     text = description  # a description to show, until it is shown
+    player = None if args.bag is None else Player(server, link)
     try:
         while not stop.requested:
+            if player is not None:
+                player.advance()
             with link.lock:
                 if description is None and link.description_count != seen:
                     seen = link.description_count
@@ -143,6 +167,44 @@ def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
         server.stop()
         link.close()
     return 0
+
+
+class Player:
+    """The timeline of a recording: a slider of its time, and Play/Pause at its real speed."""
+
+    def __init__(self, server, link):
+        self.link = link
+        timeline = link.timeline
+        self.duration_s = (timeline.end_ns - timeline.start_ns) / 1e9
+        folder = server.gui.add_folder('Recording')
+        with folder:
+            self.time = server.gui.add_slider(
+                'time (s)', min=0.0, max=max(self.duration_s, 1e-3),
+                step=max(self.duration_s, 1e-3) / 1000, initial_value=0.0)
+            self.play = server.gui.add_button('Play')
+        self.playing = False
+        self._last = time.monotonic()
+        self.time.on_update(lambda event: link.seek(
+            timeline.start_ns + int(event.target.value * 1e9)))
+
+        @self.play.on_click
+        def _(event) -> None:
+            self.playing = not self.playing
+            if self.playing and self.time.value >= self.duration_s:
+                self.time.value = 0.0  # played to the end: from the start again
+            self.play.label = 'Pause' if self.playing else 'Play'
+
+    def advance(self) -> None:
+        """Move the time on by the time passed, while playing; stop at the end."""
+        now = time.monotonic()
+        elapsed, self._last = now - self._last, now
+        if not self.playing:
+            return
+        position = min(self.time.value + elapsed, self.duration_s)
+        self.time.value = position
+        if position >= self.duration_s:
+            self.playing = False
+            self.play.label = 'Play'
 
 
 def _build_page(server, text, link, package_paths, description_dir, *, sliders):

@@ -90,7 +90,7 @@ class Page:
         self.handles += [self.show_frames, self.show_values, self.values_text]
         if self.missing:
             self.handles.append(gui.add_markdown(
-                '**Not drawn:**\n\n' + '\n\n'.join(f'- {m}' for m in self.missing)))
+                '**Not drawn:**\n\n' + '\n'.join(f'- {m}' for m in dict.fromkeys(self.missing))))
         self.sliders = SliderSet(self.model) if sliders else None
         self.slider_handles = {}
         if self.sliders is not None:
