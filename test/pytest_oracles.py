@@ -95,6 +95,8 @@ ORACLES = {
                                    "viser (the view extra's library) and playwright, which "
                                    "drives Debian's chromium (apt-get install chromium)",
                                    programs=('/usr/bin/chromium',)),
+    'test_view_browser.py::test_a_recording_s_timeline_moves_the_drawn_robot': Oracle(
+        ('rosbags.rosbag2', 'rosbags.typesys'), 'rosbags (the recording the view shows)'),
 }
 # The importable modules behind those needs: a test file that imports one must be listed
 # above, whole or by the function that imports it (test/test_oracles.py checks it).

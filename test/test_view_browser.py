@@ -237,3 +237,69 @@ def test_the_pages_commands_show_the_robot_in_the_browser(browser, views, start_
 
     wait_for_picture(page, lambda pixels: changed_pixels(
         pixels, np.full_like(pixels, 255)) > 5 * LINK_PIXELS, 'the robot to be drawn')
+
+
+SWING_URDF = """<robot name="swing">
+  <link name="base"><visual><geometry><box size="0.4 0.4 0.1"/></geometry></visual></link>
+  <link name="arm"><visual><origin xyz="0.4 0 0"/><geometry><box size="0.8 0.1 0.1"/>
+    </geometry><material name="red"><color rgba="1 0 0 1"/></material></visual></link>
+  <joint name="swing" type="continuous"><parent link="base"/><child link="arm"/>
+    <origin xyz="0 0 0.1"/><axis xyz="0 0 1"/></joint>
+</robot>"""
+
+
+def test_a_recording_s_timeline_moves_the_drawn_robot(browser, views, tmp_path):
+    from rosbags.rosbag2 import Writer
+    from rosbags.typesys import get_typestore, Stores
+
+    store = get_typestore(Stores.ROS2_JAZZY)
+    types = store.types
+    start_ns = 1_700_000_000 * 10**9
+
+    def tf(angle: float, time_ns: int) -> bytes:
+        stamped = types['geometry_msgs/msg/TransformStamped'](
+            header=types['std_msgs/msg/Header'](stamp=types['builtin_interfaces/msg/Time'](
+                sec=time_ns // 10**9, nanosec=time_ns % 10**9), frame_id='base'),
+            child_frame_id='arm', transform=types['geometry_msgs/msg/Transform'](
+                translation=types['geometry_msgs/msg/Vector3'](x=0.0, y=0.0, z=0.1),
+                rotation=types['geometry_msgs/msg/Quaternion'](
+                    x=0.0, y=0.0, z=math.sin(angle / 2), w=math.cos(angle / 2))))
+        return bytes(store.serialize_cdr(types['tf2_msgs/msg/TFMessage'](transforms=[stamped]),
+                                         'tf2_msgs/msg/TFMessage'))
+
+    bag = tmp_path / 'swing'
+    writer = Writer(bag, version=9)
+    writer.open()
+    description = writer.add_connection('/robot_description', 'std_msgs/msg/String',
+                                        typestore=store)
+    transforms = writer.add_connection('/tf', 'tf2_msgs/msg/TFMessage', typestore=store)
+    writer.write(description, start_ns, bytes(store.serialize_cdr(
+        types['std_msgs/msg/String'](data=SWING_URDF), 'std_msgs/msg/String')))
+    for second in range(5):  # still for 2 s, then a half turn
+        writer.write(transforms, start_ns + second * 10**9,
+                     tf(0.0 if second < 2 else math.pi / 2, start_ns + second * 10**9))
+    writer.close()
+    page = open_page(browser, views(str(bag)))
+    at_start = wait_for_picture(page, lambda pixels: changed_pixels(
+        pixels, np.full_like(pixels, 255)) > 5 * LINK_PIXELS, 'the recorded robot drawn')
+
+    # Scrubbed to 3 s by the time slider's number box: the arm has turned.
+    slider_id = page.locator('label', has_text='time (s)').get_attribute('for')
+    box = page.locator(f'[id="{slider_id}"]').locator('xpath=following::input[1]')
+    box.fill('3')
+    box.press('Enter')
+    turned = wait_for_picture(page, lambda pixels: changed_pixels(pixels, at_start) > LINK_PIXELS,
+                              'the arm to turn at 3 s')
+    # Back to 1 s: as at the start again.
+    box.fill('1')
+    box.press('Enter')
+    wait_for_picture(page, lambda pixels: changed_pixels(pixels, at_start) < LINK_PIXELS / 10
+                     and changed_pixels(pixels, turned) > LINK_PIXELS, 'the arm back at 1 s')
+    # Played from the start: it turns by itself once 2 s have passed.
+    box.fill('0')
+    box.press('Enter')
+    wait_for_picture(page, lambda pixels: changed_pixels(pixels, at_start) < LINK_PIXELS / 10,
+                     'the arm at the start')
+    page.get_by_role('button', name='Play').click()
+    wait_for_picture(page, lambda pixels: changed_pixels(pixels, turned) < LINK_PIXELS / 10,
+                     'the arm to turn while playing')

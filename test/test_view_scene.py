@@ -166,3 +166,24 @@ def test_mimic_followers_follow_the_sliders_and_center_and_randomize_stay_in_ran
     sliders.center()
     # Each joint's range holds 0 (torso and fingers at their lower end, 0): center is 0.
     assert set(sliders.values.values()) == {0.0}
+
+
+def test_a_timeline_gives_the_latest_transforms_until_a_moment_forward_and_back():
+    from urdf_state_publisher.view.bag_source import Timeline
+
+    static = [('base', 'camera', Pose((0.0, 0.0, 1.0)))]
+    moments = [(30, [('base', 'arm', Pose((3.0, 0.0, 0.0)))]),
+               (10, [('base', 'arm', Pose((1.0, 0.0, 0.0)))]),  # logged out of order
+               (20, [('base', 'arm', Pose((2.0, 0.0, 0.0))), ('arm', 'hand', Pose())])]
+    timeline = Timeline(static, moments)
+
+    def x_of(frame: str, time_ns: int) -> float | None:
+        pose = timeline.seek(time_ns).pose(frame, 'base')
+        return None if pose is None else pose.translation[0]
+
+    assert (timeline.start_ns, timeline.end_ns) == (10, 30)
+    assert x_of('camera', 0) == 0.0 and x_of('arm', 0) is None  # static from the start
+    assert [x_of('arm', t) for t in (10, 25, 30, 99)] == [1.0, 2.0, 3.0, 3.0]
+    # Back: what came later is forgotten (the hand came at 20).
+    assert x_of('arm', 15) == 1.0 and x_of('hand', 15) is None
+    assert x_of('hand', 20) == 2.0
