@@ -8,6 +8,7 @@
   python bench/benchmark.py --only fleet     # section 6 alone (about 5 minutes)
   python bench/benchmark.py --only bag       # section 7 alone (about 5 minutes)
   python bench/benchmark.py --only latency   # section 8 alone (about 3 minutes)
+  python bench/benchmark.py --only view      # section 9 alone (about a minute)
 
 Sections:
   1. in-process cost per JointState: the node's joint_states callback, called with what its
@@ -37,7 +38,10 @@ Sections:
   8. latency: JointState publish -> /tf receipt, p50 and p99, of the node and of the lean
      relay (raw subscription, EventsExecutor, prebuilt bytes; decimating alike in the default
      configuration), the sample robot (8 joints, panda's size) at 100 Hz and a 100-joint robot
-     at 500 Hz, default and every-message configurations, runs alternating.
+     at 500 Hz, default and every-message configurations, runs alternating;
+  9. the view: urdf_state_publisher_view's updates reaching a headless Chromium, and its CPU,
+     for jvrc1 (meshes) and a 140-joint robot at 100 Hz JointStates (bench/view_section.py;
+     needs the view extra, playwright and Debian's chromium; not in --smoke).
 """
 
 from __future__ import annotations
@@ -633,9 +637,9 @@ def main() -> int:
     parser.add_argument('--smoke', action='store_true', help='under a minute, CI-sized')
     parser.add_argument('--long', action='store_true', help='memory after 1 000 000 messages')
     parser.add_argument('--json', type=Path, help='also write every figure to this file')
-    parser.add_argument('--only', choices=['memory', 'fleet', 'bag', 'latency'],
+    parser.add_argument('--only', choices=['memory', 'fleet', 'bag', 'latency', 'view'],
                         help='run only this section (memory: section 5, fleet: section 6, '
-                             'bag: section 7, latency: section 8)')
+                             'bag: section 7, latency: section 8, view: section 9)')
     args = parser.parse_args()
     scale = SMOKE if args.smoke else FULL
     if args.long:
@@ -674,6 +678,11 @@ def main() -> int:
         if args.only in (None, 'latency'):
             latency_section([(robots[0], 100), (hundred, 500)], scale, driver, workdir,
                             report)
+        # Not in --smoke: it needs the view extra, playwright and Debian's chromium.
+        if args.only == 'view' or (args.only is None and not args.smoke):
+            from view_section import view_section  # bench/; imports playwright
+
+            view_section(robots[1:], driver, workdir, report)
     finally:
         driver.node.destroy_node()
     rclpy.try_shutdown()

@@ -146,6 +146,7 @@ def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
     seen = 0
     text = description  # a description to show, until it is shown
     player = None if args.bag is None else Player(server, link)
+    next_tick = time.monotonic()
     try:
         while not stop.requested:
             if player is not None:
@@ -162,7 +163,9 @@ def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
                 text = None
             if page is not None:
                 page.draw()
-            time.sleep(1.0 / UPDATES_PER_SECOND)
+            # Ticks at a steady rate, however long a draw took (a late tick is not made up).
+            next_tick = max(next_tick + 1.0 / UPDATES_PER_SECOND, time.monotonic())
+            time.sleep(max(0.0, next_tick - time.monotonic()))
     finally:
         server.stop()
         link.close()

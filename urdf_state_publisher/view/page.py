@@ -174,7 +174,8 @@ class Page:
         with self.server.atomic():
             for name, pose in poses.items():
                 key = None if pose is None else (pose.translation, pose.rotation)
-                if self._drawn.get(name, ()) == key:
+                drawn = self._drawn.get(name, ())
+                if drawn == key:
                     continue
                 self._drawn[name] = key
                 frame = self.frames[name]
@@ -183,7 +184,8 @@ class Page:
                     continue
                 frame.position = pose.translation
                 frame.wxyz = _wxyz(pose.rotation)
-                frame.visible = True
+                if drawn in ((), None):  # hidden until now
+                    frame.visible = True
 
     def remove(self) -> None:
         """Take everything this description put on the page off it."""
