@@ -112,6 +112,12 @@ def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
               "(pip install 'urdf_state_publisher[view]')", file=sys.stderr)
         return FAILED
     if args.bag is not None:
+        try:
+            import rosbags  # noqa: F401 - asked for here to say how to install it
+        except ImportError:
+            print(f"{PROG}: a recording is read with rosbags; install the package's bag extra "
+                  "(pip install 'urdf_state_publisher[bag]')", file=sys.stderr)
+            return FAILED
         from urdf_state_publisher.bag_input import BagInputError
         from urdf_state_publisher.view.bag_source import BagLink, read_recording
 
