@@ -187,3 +187,21 @@ def test_a_timeline_gives_the_latest_transforms_until_a_moment_forward_and_back(
     # Back: what came later is forgotten (the hand came at 20).
     assert x_of('arm', 15) == 1.0 and x_of('hand', 15) is None
     assert x_of('hand', 20) == 2.0
+
+
+@pytest.mark.parametrize('arguments, named', [
+    (['--package-path', 'robot_meshes'], "--package-path 'robot_meshes': give it as NAME=DIR"),
+    (['--port', '70000'], '--port 70000: give a port from 0 to 65535'),
+    (['--no-such-option'], 'unrecognized arguments: --no-such-option'),
+])
+def test_a_usage_error_is_one_line_naming_it_and_exits_64_starting_nothing(arguments, named,
+                                                                          capsys):
+    from urdf_state_publisher.exit_status import USAGE
+    from urdf_state_publisher.view.command import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(arguments)
+
+    assert ended.value.code == USAGE
+    assert capsys.readouterr().err == (f'urdf_state_publisher_view: {named} '
+                                       '(usage: urdf_state_publisher_view --help)\n')
