@@ -11,7 +11,8 @@
 # LEVEL is how much is installed, each level all of the one before:
 #   demo      what `make demo` runs: ROS 2, tf2_msgs, this package
 #   commands  what every command of the package runs (`make shell`): also
-#             composition_interfaces (the container) and the 'bag' extra (rosbags)
+#             composition_interfaces (the container), the 'bag' extra (rosbags) and the
+#             'view' extra (viser, for urdf_state_publisher_view; about 64 MB, so not in demo)
 #   tests     (the default) also the test, lint, documentation and release tools
 #             (requirements/dev.txt)
 # A level's steps are added to the same environment: going up installs only what is missing.
@@ -144,7 +145,8 @@ step_says() {
       '(cmake, make)' ;;
     dev) echo 'installing the test, lint and documentation tools (requirements/dev.txt)' ;;
     package) echo 'installing this package, editable' ;;
-    bag) echo "installing the bag command's optional dependencies (rosbags)" ;;
+    bag) echo "installing the bag command's and the view's optional dependencies (rosbags," \
+      'viser)' ;;
   esac
 }
 
@@ -240,9 +242,9 @@ step_package() {
   pip_install -e .
 }
 
-# The optional dependencies of urdf_state_publisher_bag, as setup.py lists them.
+# The optional dependencies of urdf_state_publisher_bag and _view, as setup.py lists them.
 step_bag() {
-  pip_install -e '.[bag]'
+  pip_install -e '.[bag,view]'
 }
 
 if [[ $distro != none ]]; then
