@@ -36,7 +36,10 @@ setup(
     # distributed (Dask) runs a batch of it on a cluster (--cluster); optional in the same way.
     extras_require={'test': ['pytest', 'hypothesis'],
                     'bag': ['rosbags>=0.11', 'backports.zstd; python_version < "3.14"'],
-                    'cluster': ['distributed>=2023.1']},
+                    'cluster': ['distributed>=2023.1'],
+                    # urdf_state_publisher_view: viser serves the page (its web client is in its
+                    # wheel) and brings trimesh, which reads STL and OBJ; pycollada, DAE.
+                    'view': ['viser>=1.0', 'pycollada']},
     entry_points={
         'console_scripts': [
             'urdf_state_publisher = urdf_state_publisher.ros.process:main',
@@ -45,6 +48,7 @@ setup(
             'urdf_state_publisher_inspect = urdf_state_publisher.tools.entry:inspect_main',
             'urdf_state_publisher_demo = urdf_state_publisher.tools.entry:demo_main',
             'urdf_state_publisher_bag = urdf_state_publisher.recorded.entry:main',
+            'urdf_state_publisher_view = urdf_state_publisher.view.entry:main',
         ],
     },
 )

@@ -9,6 +9,7 @@
   python bench/benchmark.py --only bag       # section 7 alone (about 5 minutes)
   python bench/benchmark.py --only latency   # section 8 alone (about 3 minutes)
   python bench/benchmark.py --only cluster   # section 9 alone (about 3 minutes)
+  python bench/benchmark.py --only view      # section 10 alone (about a minute)
 
 Sections:
   1. in-process cost per JointState: the node's joint_states callback, called with what its
@@ -42,6 +43,9 @@ Sections:
   9. a cluster: the bag command's batch of eight recordings on a Dask cluster of two workers
      against the local pool of two processes, and two workers against one, all on this
      machine (bench/bag_cluster_section.py).
+ 10. the view: urdf_state_publisher_view's updates reaching a headless Chromium, and its CPU,
+     for jvrc1 (meshes) and a 140-joint robot at 100 Hz JointStates (bench/view_section.py;
+     needs the view extra, playwright and Debian's chromium; not in --smoke).
 """
 
 from __future__ import annotations
@@ -638,9 +642,11 @@ def main() -> int:
     parser.add_argument('--smoke', action='store_true', help='under a minute, CI-sized')
     parser.add_argument('--long', action='store_true', help='memory after 1 000 000 messages')
     parser.add_argument('--json', type=Path, help='also write every figure to this file')
-    parser.add_argument('--only', choices=['memory', 'fleet', 'bag', 'latency', 'cluster'],
+    parser.add_argument('--only',
+                        choices=['memory', 'fleet', 'bag', 'latency', 'cluster', 'view'],
                         help='run only this section (memory: section 5, fleet: section 6, '
-                             'bag: section 7, latency: section 8, cluster: section 9)')
+                             'bag: section 7, latency: section 8, cluster: section 9, '
+                             'view: section 10)')
     args = parser.parse_args()
     scale = SMOKE if args.smoke else FULL
     if args.long:
@@ -681,6 +687,11 @@ def main() -> int:
                             report)
         if args.only in (None, 'cluster'):
             cluster_section(hundred, *scale.cluster, workdir, report)
+        # Not in --smoke: it needs the view extra, playwright and Debian's chromium.
+        if args.only == 'view' or (args.only is None and not args.smoke):
+            from view_section import view_section  # bench/; imports playwright
+
+            view_section(robots[1:], driver, workdir, report)
     finally:
         driver.node.destroy_node()
     rclpy.try_shutdown()

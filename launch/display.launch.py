@@ -1,10 +1,12 @@
-"""Show a robot description in RViz 2, published by urdf_state_publisher.
+"""Show a robot description in RViz 2 and, with gui:=true, in a browser with joint sliders.
 
-Without gui:=true the node runs alone, publishing joint_states itself (every joint at its
-default), as joint_state_publisher does beside robot_state_publisher. Before it starts
-anything, this checks its arguments and that RViz 2 (and, with gui:=true,
-joint_state_publisher_gui) are installed: a problem ends the launch with one line and nothing
-running. RViz's view follows the node's namespace, frame_prefix and the model's root link.
+With gui:=true, urdf_state_publisher_view shows the robot in a browser
+(http://127.0.0.1:8080) with joint sliders that publish joint_states, and RViz 2 starts beside
+it where it is installed. Without gui:=true the node publishes joint_states itself (every joint
+at its default), as joint_state_publisher does beside robot_state_publisher, and RViz 2 shows
+the robot. Before it starts anything, this checks its arguments and that what it starts is
+installed: a problem ends the launch with one line and nothing running. RViz's view follows
+the node's namespace, frame_prefix and the model's root link.
 """
 
 import os
@@ -40,6 +42,8 @@ from urdf_state_publisher.ros.launch_support import (
     render_rviz_config,
     rviz_view,
     RvizView,
+    VIEW_HINT,
+    view_installed,
     viewer_flags,
 )
 
@@ -48,7 +52,7 @@ def declare_arguments() -> list[DeclareLaunchArgument]:
     """Return the arguments of urdf_state_publisher.launch.py, then those of this file."""
     return [
         *launch_arguments(
-            'Namespace of urdf_state_publisher and joint_state_publisher_gui.'),
+            'Namespace of urdf_state_publisher and urdf_state_publisher_view.'),
         DeclareLaunchArgument(
             GUI.name, default_value='false', description=GUI.description),
         DeclareLaunchArgument(
@@ -91,7 +95,7 @@ def _rviz_config(context: LaunchContext, view: RvizView) -> tuple[str, list]:
 
 
 def _launch_setup(context: LaunchContext) -> list:
-    """Check everything, then start urdf_state_publisher, RViz and the optional sliders.
+    """Check everything, then start urdf_state_publisher, RViz and the optional view.
 
     An exception here ends the launch before anything runs; launch prints its message.
     """
@@ -99,20 +103,24 @@ def _launch_setup(context: LaunchContext) -> list:
     missing = missing_packages(flags, _installed)
     if missing:
         raise LaunchArgumentError(install_hint(missing, os.environ.get('ROS_DISTRO')))
+    if flags[GUI.name] and not view_installed():
+        raise LaunchArgumentError(VIEW_HINT)
     share = FindPackageShare(NODE_NAME).perform(context)
     namespace = node_namespace(context.launch_configurations)
     setup = node_setup(context.launch_configurations, namespace, share)
-    rviz_config, actions = _rviz_config(context, rviz_view(setup, namespace))
     given = parameter_overrides(context.launch_configurations)
-    # RViz and the sliders follow the node's use_sim_time only when it is given: their default.
+    # RViz and the view follow the node's use_sim_time only when it is given: their default.
     sim_time = ([{'use_sim_time': ParameterValue(given['use_sim_time'], value_type=bool)}]
                 if 'use_sim_time' in given else [])
-    viewers = [Node(package='rviz2', executable='rviz2', name='rviz2', output='screen',
-                    arguments=['-d', rviz_config], parameters=sim_time)]
+    actions, viewers = [], []
+    if _installed('rviz2'):
+        rviz_config, actions = _rviz_config(context, rviz_view(setup, namespace))
+        viewers.append(Node(package='rviz2', executable='rviz2', name='rviz2', output='screen',
+                            arguments=['-d', rviz_config], parameters=sim_time))
     if flags[GUI.name]:
         viewers.append(Node(
-            package='joint_state_publisher_gui', executable='joint_state_publisher_gui',
-            name='joint_state_publisher_gui', namespace=LaunchConfiguration('namespace'),
+            package=NODE_NAME, executable='urdf_state_publisher_view',
+            name='urdf_state_publisher_view', namespace=LaunchConfiguration('namespace'),
             output='screen', parameters=sim_time))
     # Without the sliders the node publishes joint_states itself, as joint_state_publisher
     # would beside robot_state_publisher: the model shows at its defaults.
@@ -130,5 +138,5 @@ def _launch_setup(context: LaunchContext) -> list:
 
 
 def generate_launch_description() -> LaunchDescription:
-    """Start urdf_state_publisher, RViz 2 and, with gui:=true, joint_state_publisher_gui."""
+    """Start urdf_state_publisher, RViz 2 and, with gui:=true, urdf_state_publisher_view."""
     return LaunchDescription([*declare_arguments(), OpaqueFunction(function=_launch_setup)])

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -35,9 +36,11 @@ class Oracle:
 
     modules: tuple[str, ...]
     what: str
+    programs: tuple[str, ...] = ()  # executables, by path: a browser the tests drive
 
     def missing(self) -> tuple[str, ...]:
-        return tuple(m for m in self.modules if not _importable(m))
+        return tuple(m for m in self.modules if not _importable(m)) + tuple(
+            p for p in self.programs if not os.access(p, os.X_OK))
 
 
 def _importable(module: str) -> bool:
@@ -94,6 +97,12 @@ ORACLES = {
     'test_bag_types.py': Oracle(('rosbags.rosbag2', 'rosbags.typesys'),
                                 'rosbags (the output read back; the input bags are written '
                                 "by the tests to rosbag2's own layout)"),
+    'test_view_browser.py': Oracle(('viser', 'playwright', 'PIL'),
+                                   "viser (the view extra's library) and playwright, which "
+                                   "drives Debian's chromium (apt-get install chromium)",
+                                   programs=('/usr/bin/chromium',)),
+    'test_view_browser.py::test_a_recording_s_timeline_moves_the_drawn_robot': Oracle(
+        ('rosbags.rosbag2', 'rosbags.typesys'), 'rosbags (the recording the view shows)'),
 }
 # The importable modules behind those needs: a test file that imports one must be listed
 # above, whole or by the function that imports it (test/test_oracles.py checks it).

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 
 # The demo is in test_command_line_ros.py: it imports rclpy to show its usage.
 COMMANDS = ('urdf_state_publisher', 'urdf_state_publisher_container',
-            'urdf_state_publisher_inspect', 'urdf_state_publisher_bag')
+            'urdf_state_publisher_inspect', 'urdf_state_publisher_bag',
+            'urdf_state_publisher_view')
 WAIT_S = 60.0  # bounds a wait only: generous, for a loaded machine
 
 
@@ -230,6 +231,7 @@ sys.__stderr__.write('UNGUARDED ' + ' '.join(sorted(unguarded)) + '\\n')
 @pytest.mark.parametrize('command, arguments', [
     ('urdf_state_publisher_inspect', [str(SAMPLE_URDF)]),
     ('urdf_state_publisher_bag', ['no_such.bag', 'out']),
+    ('urdf_state_publisher_view', ['--description', 'no_such.urdf']),
 ])
 def test_each_command_has_its_handlers_before_it_imports_anything_heavy(
         command, arguments, tmp_path):

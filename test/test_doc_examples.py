@@ -26,7 +26,7 @@ import xacro
 import yaml
 
 from urdf_state_publisher.description import DescriptionError, parse_description
-from urdf_state_publisher.engine.parameters import DOCUMENTED, NodeConfig
+from urdf_state_publisher.engine.state_engine.parameters import DOCUMENTED, NodeConfig
 from urdf_state_publisher.ros.launch_support import LaunchArgumentError, node_setup
 
 DOC = REPO / 'doc'
@@ -45,6 +45,12 @@ EXAMPLES = {
     ('launch.md', 'sudo apt install ros-$ROS_DISTRO-rviz2'):
         'test_launch_files.py::test_the_docs_say_how_to_install_the_display_tools (the '
         'command display.launch.py prints; running it needs root and a ROS 2 apt source)',
+    ('view.md', "pip install 'urdf_state_publisher[view]'"):
+        'test_view_browser.py::test_the_pages_commands_show_the_robot_in_the_browser',
+    ('view.md', 'ros2 launch urdf_state_publisher display.launch.py gui:=true'):
+        'test_launch_files.py::test_display_starts_rviz_and_the_view_only_with_gui (the launch '
+        "file with stand-ins for launch; ros2 needs a ROS 2 install; the view's command is "
+        "test_view_browser.py's)",
     ('launch.md', 'cd ~/ros2_ws/src && git clone <this repository> urdf_state_publisher'):
         'needs a ROS 2 install (rosdep, ros2): test_colcon_workspace.py builds the package '
         'with colcon and runs the installed executable, test/ros_install/test_launch_smoke.py '

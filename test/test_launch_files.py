@@ -22,7 +22,7 @@ from urdf_parser_py import urdf
 import xacro
 import yaml
 
-from urdf_state_publisher.engine.parameters import LAUNCH_OVERRIDES
+from urdf_state_publisher.engine.state_engine.parameters import LAUNCH_OVERRIDES
 from urdf_state_publisher.ros.launch_support import DISPLAY_PACKAGES, SAMPLE_MODEL
 
 PACKAGE = 'urdf_state_publisher'
@@ -424,7 +424,7 @@ def test_launch_modules_load_without_ros():
     """The modules the launch files import load neither rclpy, launch nor the XML tools."""
     import subprocess
 
-    for module in ('urdf_state_publisher.engine.parameters',
+    for module in ('urdf_state_publisher.engine.state_engine.parameters',
                    'urdf_state_publisher.ros.launch_support'):
         loaded = subprocess.run(
             [sys.executable, '-c', f'import sys; import {module}; '
@@ -458,7 +458,7 @@ def test_console_scripts_reader(tmp_path):
 
 @pytest.fixture
 def viewers_installed(tmp_path, monkeypatch) -> Path:
-    """An ament prefix where RViz 2 and joint_state_publisher_gui are found, as after apt."""
+    """An ament prefix where RViz 2 is found, as after apt."""
     prefix = tmp_path / 'opt_ros'
     index = prefix / 'share' / 'ament_index' / 'resource_index' / 'packages'
     index.mkdir(parents=True)
@@ -526,7 +526,7 @@ def test_parameter_arguments_name_the_defaults_of_parameters(path, monkeypatch):
     Checked with a changed default too: the launch files take it from the table, so the
     change alone changes what they say.
     """
-    from urdf_state_publisher.engine import parameters
+    from urdf_state_publisher.engine.state_engine import parameters
     from urdf_state_publisher.ros import launch_support
 
     expected = {'publish_frequency': 'else 20.0)', 'frame_prefix': 'else empty)',
@@ -597,32 +597,46 @@ def test_a_bad_argument_ends_the_launch_with_one_line_before_any_node(
     assert made == [], f'made before the check: {made}'
 
 
-def test_display_with_a_missing_viewer_says_what_to_install_and_starts_nothing(
+def test_display_without_rviz_needs_gui_and_without_the_view_extra_starts_nothing(
         monkeypatch, viewers_installed):
-    from urdf_state_publisher.ros.launch_support import LaunchArgumentError
+    from urdf_state_publisher.ros import launch_support
+    from urdf_state_publisher.ros.launch_support import LaunchArgumentError, VIEW_HINT
 
-    (viewers_installed / 'joint_state_publisher_gui').unlink()
+    (viewers_installed / 'rviz2').unlink()
     monkeypatch.setenv('ROS_DISTRO', 'jazzy')
-    actions, _ = display_setup(monkeypatch)
-    assert set(nodes(actions)) == {'rviz2'}, 'without gui:=true the sliders are not needed'
+    # Without RViz, gui:=true still shows the robot: in the browser.
+    actions, _ = display_setup(monkeypatch, gui='true')
+    started = nodes(actions)
+    assert set(started) == {PACKAGE}
+    assert started[PACKAGE].kwargs['executable'] == 'urdf_state_publisher_view'
 
-    function, context, made = prepared_setup(DISPLAY_LAUNCH, monkeypatch, gui='true')
+    function, context, made = prepared_setup(DISPLAY_LAUNCH, monkeypatch)
     with pytest.raises(LaunchArgumentError) as raised:
         function(context)
     assert str(raised.value).startswith(
-        'display.launch.py needs joint_state_publisher_gui, not found in the sourced ROS '
-        'environment: install with `sudo apt install ros-jazzy-joint-state-publisher-gui`')
+        'display.launch.py needs rviz2, not found in the sourced ROS environment: install '
+        'with `sudo apt install ros-jazzy-rviz2`')
+    assert made == [], f'made before the check: {made}'
+
+    monkeypatch.setattr(launch_support, 'VIEW_MODULE', 'no_view_library_here')
+    function, context, made = prepared_setup(DISPLAY_LAUNCH, monkeypatch, gui='true')
+    with pytest.raises(LaunchArgumentError) as raised:
+        function(context)
+    assert str(raised.value) == VIEW_HINT
     assert made == [], f'made before the check: {made}'
 
 
-def test_display_starts_rviz_and_the_sliders_only_with_gui(monkeypatch, viewers_installed):
-    """RViz always starts; joint_state_publisher_gui only with gui:=true, in the namespace."""
+def test_display_starts_rviz_and_the_view_only_with_gui(monkeypatch, viewers_installed):
+    """RViz starts where installed; urdf_state_publisher_view only with gui:=true, in the
+    namespace, as a console script of setup.py."""
     actions, _ = display_setup(monkeypatch)
     assert set(nodes(actions)) == {'rviz2'}
     actions, _ = display_setup(monkeypatch, gui='true', namespace='robot1')
     started = nodes(actions)
-    assert set(started) == {'rviz2', 'joint_state_publisher_gui'}
-    assert started['joint_state_publisher_gui'].kwargs['namespace'].name == 'namespace'
+    assert set(started) == {'rviz2', PACKAGE}
+    assert started[PACKAGE].kwargs['executable'] in console_scripts(SETUP_PY)
+    assert started[PACKAGE].kwargs['executable'] == 'urdf_state_publisher_view'
+    assert started[PACKAGE].kwargs['namespace'].name == 'namespace'
 
 
 def test_display_passes_use_sim_time_to_its_viewers_only_when_given(

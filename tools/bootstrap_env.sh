@@ -9,7 +9,8 @@
 #   tools/bootstrap_env.sh path                       print the environment's folder
 #
 # LEVEL is how much is installed, each level all of the one before:
-#   demo      what `make demo` runs: ROS 2, tf2_msgs, this package
+#   demo      what `make demo` runs: ROS 2, tf2_msgs, this package with its 'view' extra
+#             (viser, about 64 MB: the demo shows the robot in a browser too)
 #   commands  what every command of the package runs (`make shell`): also
 #             composition_interfaces (the container) and the 'bag' extra (rosbags)
 #   tests     (the default) also the test, lint, documentation and release tools
@@ -143,7 +144,8 @@ step_says() {
     tf2_msgs | composition_interfaces) echo "generating and building the $1 interfaces" \
       '(cmake, make)' ;;
     dev) echo 'installing the test, lint and documentation tools (requirements/dev.txt)' ;;
-    package) echo 'installing this package, editable' ;;
+    package) echo "installing this package, editable, with the view's optional dependencies" \
+      '(viser)' ;;
     bag) echo "installing the bag command's optional dependencies (rosbags)" ;;
   esac
 }
@@ -236,8 +238,9 @@ step_dev() {
   pip_install --no-deps yourdfpy
 }
 
+# The package and urdf_state_publisher_view's optional dependencies: the demo shows its view.
 step_package() {
-  pip_install -e .
+  pip_install -e '.[view]'
 }
 
 # The optional dependencies of urdf_state_publisher_bag, as setup.py lists them.

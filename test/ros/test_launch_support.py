@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from urdf_state_publisher.description import parse_description, read_description_file
-from urdf_state_publisher.engine.parameters import DOCUMENTED, LAUNCH_OVERRIDES
+from urdf_state_publisher.engine.state_engine.parameters import DOCUMENTED, LAUNCH_OVERRIDES
 from urdf_state_publisher.ros.launch_support import (
     install_hint,
     LaunchArgumentError,
@@ -293,12 +293,10 @@ def test_the_rendered_config_is_the_template_with_the_view_set():
 def test_missing_packages_are_those_the_flags_need():
     installed = set()
     assert missing_packages({'gui': False}, installed.__contains__) == ['rviz2']
-    assert missing_packages({'gui': True}, installed.__contains__) == [
-        'rviz2', 'joint_state_publisher_gui']
+    # With gui:=true the view shows the robot: RViz starts only where it is installed.
+    assert missing_packages({'gui': True}, installed.__contains__) == []
     installed.add('rviz2')
     assert missing_packages({'gui': False}, installed.__contains__) == []
-    assert missing_packages({'gui': True}, installed.__contains__) == [
-        'joint_state_publisher_gui']
 
 
 def test_the_install_hint_is_one_line_with_the_command():

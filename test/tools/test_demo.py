@@ -272,7 +272,10 @@ def start_demo_until_live(tmp_path):
         assert time.monotonic() < deadline, 'the demo never showed all frames'
         time.sleep(0.1)
     children = children_of(process.pid)
-    assert len(children) == 2
+    # The node and the motion source; and the view where its extra is installed.
+    from urdf_state_publisher.ros.launch_support import view_installed
+
+    assert len(children) == (3 if view_installed() else 2)
     return process, children, log
 
 
@@ -316,3 +319,15 @@ def test_demo_fails_when_the_node_dies(tmp_path):
     assert 'urdf_state_publisher exited with status -9' in output
     assert "robot 'sample_arm'" in output  # the node's own log, printed by the demo
     assert not [pid for pid in children if alive(pid)]
+
+
+def test_the_view_s_address_is_shown_beside_the_table_when_the_view_runs(model):
+    from urdf_state_publisher.tools.demo import Rates
+
+    meters = (RateMeter(), RateMeter(), RateMeter())
+    with_view = render_view(model, TransformCache(), Rates.at(1.0, *meters), 1.0, (100, 40),
+                            'http://127.0.0.1:8080')
+    without = render_view(model, TransformCache(), Rates.at(1.0, *meters), 1.0, (100, 40))
+
+    assert 'in a browser: http://127.0.0.1:8080' in with_view.splitlines()[:8]
+    assert 'browser' not in without

@@ -18,7 +18,7 @@ from pathlib import Path
 import re
 from typing import Any, TYPE_CHECKING
 
-from urdf_state_publisher.engine.parameters import (
+from urdf_state_publisher.engine.state_engine.parameters import (
     DOCUMENTED,
     launch_default_text,
     launch_value,
@@ -32,10 +32,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     'DISPLAY_PACKAGES', 'GUI', 'LaunchArgumentError', 'NODE_NAME', 'NodeSetup', 'SAMPLE_MODEL',
-    'RvizView', 'display_joint_states', 'install_hint', 'launch_arguments', 'missing_packages',
-    'node_namespace', 'node_setup',
+    'RvizView', 'VIEW_HINT', 'display_joint_states', 'install_hint', 'launch_arguments',
+    'missing_packages', 'node_namespace', 'node_setup',
     'parameter_overrides', 'params_file_values', 'render_rviz_config', 'rviz_view',
-    'viewer_flags',
+    'view_installed', 'viewer_flags',
 ]
 
 NODE_NAME = 'urdf_state_publisher'
@@ -43,12 +43,18 @@ NODE_NAME = 'urdf_state_publisher'
 SAMPLE_MODEL = 'urdf/sample_arm.urdf.xacro'
 # display.launch.py's gui argument: not a node parameter, checked by the rule of a bool one.
 GUI = ParameterSpec('gui', False,
-                    'Start joint_state_publisher_gui; otherwise urdf_state_publisher publishes '
-                    'joint_states itself, every joint at its default (publish_joint_states:=false '
-                    'to bring your own joint_states).')
-# What display.launch.py starts besides the node, by the argument that asks for it ('' =
-# always). rosdep keys are the package names; the Debian packages are named from them.
-DISPLAY_PACKAGES = {'rviz2': '', 'joint_state_publisher_gui': GUI.name}
+                    'Start urdf_state_publisher_view: the robot in a browser, with joint sliders '
+                    '(RViz 2 starts beside it where it is installed); otherwise '
+                    'urdf_state_publisher publishes joint_states itself, every joint at its '
+                    'default (publish_joint_states:=false to bring your own joint_states).')
+# The ROS packages display.launch.py starts besides the node: RViz 2, needed without gui:=true
+# (nothing else would show the robot). rosdep keys are the package names; the Debian packages
+# are named from them.
+DISPLAY_PACKAGES = ('rviz2',)
+# gui:=true's urdf_state_publisher_view needs the package's view extra; this is its library.
+VIEW_MODULE = 'viser'
+VIEW_HINT = ("display.launch.py gui:=true starts urdf_state_publisher_view, which needs viser: "
+             "install the package's view extra with `pip install 'urdf_state_publisher[view]'`")
 _PUBLISH_JOINT_STATES = next(spec for spec in DOCUMENTED if spec.name == 'publish_joint_states')
 # The parameters through which the node gets its description, besides robot_description text.
 _DESCRIPTION_PARAMETERS = ('robot_description', 'description_file',
@@ -250,15 +256,26 @@ def display_joint_states(configurations: Mapping[str, str], flags: Mapping[str, 
     if given and _checked(_PUBLISH_JOINT_STATES, given):
         raise LaunchArgumentError(
             'launch argument publish_joint_states: true with gui:=true would make the node '
-            'publish joint_states beside joint_state_publisher_gui; leave it out, and the node '
-            'reads the sliders')
+            'publish joint_states beside the sliders of urdf_state_publisher_view; leave it out, '
+            'and the node reads the sliders')
     return given
 
 
 def missing_packages(flags: Mapping[str, bool], is_installed: Callable[[str], bool]) -> list[str]:
-    """The packages display.launch.py needs with these flags that `is_installed` cannot find."""
-    needed = [package for package, flag in DISPLAY_PACKAGES.items() if not flag or flags[flag]]
-    return [package for package in needed if not is_installed(package)]
+    """The packages display.launch.py needs with these flags that `is_installed` cannot find.
+
+    With gui:=true the view shows the robot: RViz is then started only where it is installed.
+    """
+    if flags[GUI.name]:
+        return []
+    return [package for package in DISPLAY_PACKAGES if not is_installed(package)]
+
+
+def view_installed() -> bool:
+    """Whether urdf_state_publisher_view can run here: its library is importable."""
+    import importlib.util
+
+    return importlib.util.find_spec(VIEW_MODULE) is not None
 
 
 def install_hint(missing: Iterable[str], ros_distro: str | None) -> str:

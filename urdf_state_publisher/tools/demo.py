@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +39,7 @@ from urdf_state_publisher.description import Joint, JointType
 from urdf_state_publisher.errors import DescriptionError
 from urdf_state_publisher.geometry import Pose, rpy_from_quaternion, twist_angle
 from urdf_state_publisher.kinematics.model import RobotModel
+from urdf_state_publisher.ros.launch_support import view_installed
 from urdf_state_publisher.ros.process import init_ros, StopRequest
 from urdf_state_publisher.ros.qos import TF_QOS, TF_STATIC_LISTENER_QOS
 from urdf_state_publisher.ros.rclpy_capabilities import make_executor
@@ -266,11 +268,12 @@ def _pose_numbers(pose: Pose | None) -> tuple[tuple[float, ...] | None, tuple[fl
 
 
 def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed: float,
-                size: tuple[int, int] | None = None) -> str:
+                size: tuple[int, int] | None = None, view_address: str | None = None) -> str:
     """The live view: header, topic rates, and one row per frame of the tree.
 
     With a `size` (columns, lines), laid out to fit it, saying what is left out
     (tools.demo_layout).
+    `view_address`: where urdf_state_publisher_view shows the robot in a browser, if it runs.
     """
     expected = expected_frames(model)
     seen = sum(1 for f in expected if cache.pose_in(f, model.root) is not None)
@@ -283,6 +286,8 @@ def render_view(model: RobotModel, cache: TransformCache, rates: Rates, elapsed:
         f'({counted(rates.joint_states_count, "message")}); frames seen {seen}/{len(expected)} '
         '(connected to the root)',
     ]
+    if view_address is not None:
+        prose.append(f'in a browser: {view_address}')
     legend = [
         f'Poses: each frame in root frame {model.root!r}, chained from the transforms received '
         'on /tf and /tf_static. Values: decoded from those transforms (* = mimic joint, set by '
@@ -459,6 +464,26 @@ def node_arguments(description: Path, publish_frequency: float,
     return arguments
 
 
+def view_port() -> int:
+    """The view's default port if it is free here, else one the system says is free."""
+    from urdf_state_publisher.view.command import DEFAULT_PORT
+
+    for port in (DEFAULT_PORT, 0):
+        with socket.socket() as probe:
+            try:
+                probe.bind(('127.0.0.1', port))
+            except OSError:
+                continue
+            return probe.getsockname()[1]
+    raise OSError('no free port for the view')
+
+
+def view_arguments(port: int) -> list[str]:
+    """urdf_state_publisher_view on `port`, without sliders: the motion source drives."""
+    return ['-c', 'import sys; from urdf_state_publisher.cli import view_main; '
+            'sys.exit(view_main())', '--port', str(port), '--no-sliders']
+
+
 def motion_source_arguments(description: Path, rate: float,
                             xacro_args: Sequence[str]) -> list[str]:
     """`-m urdf_state_publisher.tools.motion_source` for the same robot."""
@@ -572,6 +597,12 @@ def main(argv: Sequence[str] | None = None, stop: StopRequest | None = None) -> 
             children.append(ChildProcess(
                 'motion_source', motion_source_arguments(description, args.rate, args.xacro_arg),
                 log_dir))
+            view_address = None
+            if view_installed():
+                port = view_port()
+                view_address = f'http://127.0.0.1:{port}'
+                children.append(ChildProcess('urdf_state_publisher_view',
+                                             view_arguments(port), log_dir))
             context = Context()
             init_ros([], context)
             viewer = Viewer(context=context)
@@ -580,7 +611,7 @@ def main(argv: Sequence[str] | None = None, stop: StopRequest | None = None) -> 
             screen = Screen(sys.stdout)
             try:
                 status = _run(model, viewer, executor, screen, children, start, args.duration,
-                              stop)
+                              stop, view_address)
                 screen.close()
                 # After SIGHUP the terminal is gone: nothing more to show.
                 if status == 0 and stop.signal != signal.SIGHUP:
@@ -609,7 +640,7 @@ def _fail(screen: Screen, message: str, children: Sequence[ChildProcess]) -> int
 
 def _run(model: RobotModel, viewer: Viewer, executor: Executor, screen: Screen,
          children: Sequence[ChildProcess], start: float, duration: float | None,
-         stop: StopRequest) -> int:
+         stop: StopRequest, view_address: str | None) -> int:
     """Spin and redraw until a stop signal or `duration` seconds after the first /tf message.
 
     1 as soon as a child process ends, or if no /tf message arrives in STARTUP_TIMEOUT_S.
@@ -630,7 +661,7 @@ def _run(model: RobotModel, viewer: Viewer, executor: Executor, screen: Screen,
         finished = duration is not None and live_since is not None and now - live_since >= duration
         if finished or now >= next_draw:
             screen.show(render_view(model, viewer.cache, viewer.rates(now), now - start,
-                                    screen.size()))
+                                    screen.size(), view_address))
             if finished:
                 return 0
             next_draw += screen.period
