@@ -37,7 +37,7 @@ UPDATES_TARGET = 30.0
 CPU_TARGET = 0.25  # of one core
 # Frames closer than this are one update's (the view ticks every 33 ms at most).
 BURST_GAP_S = 0.008
-VIEW = ('import sys; from urdf_state_publisher.cli import view_main; sys.exit(view_main())')
+VIEW = ('import sys; from urdf_state_publisher.view.entry import main; sys.exit(main())')
 
 
 def _free_port() -> int:

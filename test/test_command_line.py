@@ -256,4 +256,5 @@ def assert_handlers_come_first(command: str, arguments: list[str], cwd: Path) ->
         'urdf_state_publisher.cli', 'urdf_state_publisher.stop_signals',
         'urdf_state_publisher.ros', 'urdf_state_publisher.ros.process',
         'urdf_state_publisher.recorded', 'urdf_state_publisher.recorded.entry',
-        'urdf_state_publisher.tools', 'urdf_state_publisher.tools.entry'}
+        'urdf_state_publisher.tools', 'urdf_state_publisher.tools.entry',
+        'urdf_state_publisher.view', 'urdf_state_publisher.view.entry'}

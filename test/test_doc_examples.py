@@ -26,7 +26,7 @@ import xacro
 import yaml
 
 from urdf_state_publisher.description import DescriptionError, parse_description
-from urdf_state_publisher.engine.state_engine.parameters import DOCUMENTED, NodeConfig
+from urdf_state_publisher.engine.parameters import DOCUMENTED, NodeConfig
 from urdf_state_publisher.ros.launch_support import LaunchArgumentError, node_setup
 
 DOC = REPO / 'doc'

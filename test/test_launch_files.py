@@ -22,7 +22,7 @@ from urdf_parser_py import urdf
 import xacro
 import yaml
 
-from urdf_state_publisher.engine.state_engine.parameters import LAUNCH_OVERRIDES
+from urdf_state_publisher.engine.parameters import LAUNCH_OVERRIDES
 from urdf_state_publisher.ros.launch_support import DISPLAY_PACKAGES, SAMPLE_MODEL
 
 PACKAGE = 'urdf_state_publisher'
@@ -424,7 +424,7 @@ def test_launch_modules_load_without_ros():
     """The modules the launch files import load neither rclpy, launch nor the XML tools."""
     import subprocess
 
-    for module in ('urdf_state_publisher.engine.state_engine.parameters',
+    for module in ('urdf_state_publisher.engine.parameters',
                    'urdf_state_publisher.ros.launch_support'):
         loaded = subprocess.run(
             [sys.executable, '-c', f'import sys; import {module}; '
@@ -526,7 +526,7 @@ def test_parameter_arguments_name_the_defaults_of_parameters(path, monkeypatch):
     Checked with a changed default too: the launch files take it from the table, so the
     change alone changes what they say.
     """
-    from urdf_state_publisher.engine.state_engine import parameters
+    from urdf_state_publisher.engine import parameters
     from urdf_state_publisher.ros import launch_support
 
     expected = {'publish_frequency': 'else 20.0)', 'frame_prefix': 'else empty)',

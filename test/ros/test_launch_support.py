@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from urdf_state_publisher.description import parse_description, read_description_file
-from urdf_state_publisher.engine.state_engine.parameters import DOCUMENTED, LAUNCH_OVERRIDES
+from urdf_state_publisher.engine.parameters import DOCUMENTED, LAUNCH_OVERRIDES
 from urdf_state_publisher.ros.launch_support import (
     install_hint,
     LaunchArgumentError,

@@ -64,8 +64,8 @@ class View(LoggedProcess):
     def __init__(self, tmp_path: Path, *arguments: str):
         self.port = free_port()
         super().__init__([sys.executable, '-c',
-                          'import sys; from urdf_state_publisher.cli import view_main; '
-                          'sys.exit(view_main())', '--port', str(self.port), *arguments],
+                          'import sys; from urdf_state_publisher.view.entry import main; '
+                          'sys.exit(main())', '--port', str(self.port), *arguments],
                          tmp_path / f'view_{self.port}.log')
         self.url = f'http://127.0.0.1:{self.port}'
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import re
 from typing import Any, TYPE_CHECKING
 
-from urdf_state_publisher.engine.state_engine.parameters import (
+from urdf_state_publisher.engine.parameters import (
     DOCUMENTED,
     launch_default_text,
     launch_value,

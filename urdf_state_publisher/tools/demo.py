@@ -480,8 +480,8 @@ def view_port() -> int:
 
 def view_arguments(port: int) -> list[str]:
     """urdf_state_publisher_view on `port`, without sliders: the motion source drives."""
-    return ['-c', 'import sys; from urdf_state_publisher.cli import view_main; '
-            'sys.exit(view_main())', '--port', str(port), '--no-sliders']
+    return ['-c', 'import sys; from urdf_state_publisher.view.entry import main; '
+            'sys.exit(main())', '--port', str(port), '--no-sliders']
 
 
 def motion_source_arguments(description: Path, rate: float,
