@@ -18,7 +18,7 @@ from conftest import SAMPLE_URDF
 import numpy as np
 import pytest
 from rosbags.rosbag2 import Reader, StoragePlugin, Writer
-from rosbags.typesys import get_typestore, Stores
+from test_bag_runs import BILLION, JOINTS, START_NS, STORE, T  # the bag tests' recordings
 
 from urdf_state_publisher.wire.diagnostics import (
     diagnostic_statuses,
@@ -28,12 +28,6 @@ from urdf_state_publisher.wire.diagnostics import (
 
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 
-STORE = get_typestore(Stores.ROS2_JAZZY)
-T = STORE.types
-BILLION = 1_000_000_000
-START_NS = 1_700_000_000 * BILLION
-JOINTS = ('torso_lift_joint', 'shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint',
-          'wrist_roll_joint', 'left_finger_joint')
 ARGUMENTS = ('--description', SAMPLE_URDF, '--ros-args', '-p', 'publish_joint_states:=true',
              '-p', 'source_list:=[/joint_states]', '-r', '__ns:=/resolved')
 OTHER_STATUS = 'motor_driver: temperatures'

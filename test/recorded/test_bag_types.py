@@ -29,16 +29,11 @@ import pytest
 from rosbags.interfaces import MessageDefinitionFormat
 from rosbags.rosbag2 import Reader
 from rosbags.typesys import get_types_from_msg, get_typestore, Stores
+from test_bag_runs import BILLION, JOINTS, START_NS, STORE, T  # the bag tests' recordings
 import yaml
 
 pytestmark = pytest.mark.ros_free  # also runs where no ROS 2 is installed
 
-STORE = get_typestore(Stores.ROS2_JAZZY)
-T = STORE.types
-BILLION = 1_000_000_000
-START_NS = 1_700_000_000 * BILLION
-JOINTS = ('torso_lift_joint', 'shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint',
-          'wrist_roll_joint', 'left_finger_joint')
 # A type of a simulator's that no typestore of rosbags knows, as a TurtleBot3 in Gazebo has it.
 UNKNOWN = 'gazebo_msgs/msg/PerformanceMetrics'
 # Humble's QoS string for a reliable volatile publisher (rosbag2_transport's qos.cpp: integers).
