@@ -664,7 +664,7 @@ def test_without_rosbags_it_says_how_to_install_it(tmp_path):
 @pytest.mark.parametrize('row, managed', [('a ROS 2 install on Ubuntu 24.04', True),
                                           ('a ROS 2 install on Ubuntu 22.04', False)])
 def test_a_system_pythons_install_command_is_the_recorded_data_pages(row, managed):
-    from urdf_state_publisher.recorded.command import install_command
+    from urdf_state_publisher.recorded.extras import install_command
 
     # The page's table row for the platform: the command it gives for its python3, whose
     # Python is marked as managed by the distribution on 24.04 (PEP 668) and not on 22.04.

@@ -55,7 +55,7 @@ def run_on_cluster(address: str, runs: list[tuple[Recording, Path]], to_do: list
     try:
         from distributed import Client
     except ImportError:
-        from urdf_state_publisher.recorded.command import install_command, this_python
+        from urdf_state_publisher.recorded.extras import install_command, this_python
 
         raise BagInputError(
             f'--cluster needs the distributed package (Dask); for this Python: '
@@ -191,7 +191,7 @@ class _Progress:
     """
 
     def __init__(self, client: Any, total: int, keys: set[str]):
-        from urdf_state_publisher.recorded.command import PROGRESS_PERIOD_S
+        from urdf_state_publisher.recorded.progress import PROGRESS_PERIOD_S
 
         self.client, self.total, self.keys = client, total, keys
         self.every = PROGRESS_PERIOD_S

@@ -63,6 +63,7 @@ from typing import Any, TYPE_CHECKING
 from urdf_state_publisher.cli import end_by
 from urdf_state_publisher.exit_status import ArgumentParser, USAGE
 from urdf_state_publisher.recorded.cluster import cluster_address, run_on_cluster
+from urdf_state_publisher.recorded.extras import install_command, this_python
 from urdf_state_publisher.recorded.folders import (
     FolderContents,
     is_rosbag2_folder,
@@ -77,7 +78,7 @@ from urdf_state_publisher.recorded.input import (
 )
 from urdf_state_publisher.recorded.output import COMPRESSIONS, DISTROS
 from urdf_state_publisher.recorded.plan import BagError, check_paths
-from urdf_state_publisher.recorded.progress import BatchProgress, BatchState
+from urdf_state_publisher.recorded.progress import BatchProgress, BatchState, PROGRESS_PERIOD_S
 from urdf_state_publisher.recorded.run import (
     EXIT_FAILED,
     EXIT_FINDINGS,
@@ -102,7 +103,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from concurrent.futures import Future
 
-__all__ = ['install_command', 'main', 'this_python']
+__all__ = ['main']
 
 PROGRAM = 'urdf_state_publisher_bag'
 EXIT_STATUS = (f'exit status: {EXIT_OK} the output was written and /tf computed; '
@@ -113,7 +114,6 @@ EXIT_STATUS = (f'exit status: {EXIT_OK} the output was written and /tf computed;
                f'that order ({EXIT_FAILED}, {EXIT_UNFIT}, {EXIT_FINDINGS}); {USAGE} a usage '
                'error, nothing done. Interrupted: ended by SIGINT (SIGTERM, SIGHUP: by that '
                'signal), nothing written but the outputs of the runs done before it.')
-PROGRESS_PERIOD_S = 1.0  # a batch's progress is looked at this often
 # A batch's worst status first: an error, then a misfit, then findings.
 _SEVERITY = (EXIT_FAILED, EXIT_UNFIT, EXIT_FINDINGS, EXIT_OK)
 # A finding's names shown on the terminal; the rest are counted (all in --findings FILE).
@@ -186,30 +186,6 @@ def _main(argv: list[str], stopped_by: list[int]) -> int:
             print(f'{PROGRAM}: {how}; {str(stopped) or "no output written"}', file=sys.stderr,
                   flush=True)
             end_by(number)
-
-
-def install_command(python: str, in_virtual_environment: bool, externally_managed: bool,
-                    package: str = 'rosbags') -> str:
-    """The command that installs `package` for `python`, as the Recorded data page gives it.
-
-    A virtual environment's own pip; else the user's site-packages, which a distribution that
-    manages its Python (PEP 668: Ubuntu 24.04, Debian 12) is told is meant.
-    """
-    if in_virtual_environment:
-        return f'{python} -m pip install {package}'
-    flag = ' --break-system-packages' if externally_managed else ''
-    return f'{python} -m pip install --user{flag} {package}'
-
-
-def this_python() -> tuple[str, bool, bool]:
-    """This interpreter; whether it is a virtual environment's; whether it is managed.
-
-    Managed by the distribution: its standard library has an EXTERNALLY-MANAGED file (PEP 668).
-    """
-    import sysconfig
-
-    marker = Path(sysconfig.get_path('stdlib')) / 'EXTERNALLY-MANAGED'
-    return sys.executable, sys.prefix != sys.base_prefix, marker.exists()
 
 
 def _stop_signals_interrupt() -> tuple[list[int], dict[int, Any]]:

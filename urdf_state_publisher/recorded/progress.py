@@ -13,7 +13,10 @@ from typing import TextIO
 
 from urdf_state_publisher.words import counted
 
-__all__ = ['BatchProgress', 'BatchState', 'PLAIN_PERIOD_S', 'PREFIX', 'progress_text']
+__all__ = ['BatchProgress', 'BatchState', 'PLAIN_PERIOD_S', 'PREFIX', 'PROGRESS_PERIOD_S',
+           'progress_text']
+
+PROGRESS_PERIOD_S = 1.0  # a batch's progress is looked at this often
 
 PREFIX = 'batch: '        # each progress line's start, apart from the command's other lines
 PLAIN_PERIOD_S = 30.0     # a plain line at least this often, changed or not
