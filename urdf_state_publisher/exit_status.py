@@ -30,6 +30,14 @@ class ArgumentParser(argparse.ArgumentParser):
     where the usage is; the usage itself is --help's.
     """
 
+    def print_help(self, file=None) -> None:
+        """--help on stdout, a closed pipe raised to the caller (cli.quiet_pipe: SIGPIPE).
+
+        argparse drops the error from Python 3.11 on and raises it before: the same end on
+        every Python, the one every command has.
+        """
+        (file or sys.stdout).write(self.format_help())
+
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f'{self.prog}: {message} (usage: {self.prog} --help)\n')
         sys.exit(USAGE)
