@@ -26,6 +26,20 @@ def test_the_demo_answers_help_with_its_usage_and_status_0(tmp_path):
     assert result.stdout.startswith('usage: urdf_state_publisher_demo ')
 
 
+
+def test_a_usage_error_of_the_demo_exits_64_with_one_line(tmp_path):
+    # The exit statuses are the bag command's and inspect's (exit_status.py); argparse's own
+    # parser would exit 2, which reads as "does not fit".
+    result = subprocess.run([installed('urdf_state_publisher_demo'), '--rate', 'fast'],
+                            capture_output=True, text=True, timeout=WAIT_S, cwd=tmp_path)
+
+    assert result.returncode == 64
+    assert result.stdout == ''
+    assert result.stderr.splitlines() == [
+        "urdf_state_publisher_demo: argument --rate: not a number: 'fast' "
+        '(usage: urdf_state_publisher_demo --help)']
+
+
 def test_the_demo_piped_to_head_ends_quietly(tmp_path):
     # Piped, the demo prints a snapshot a second; its reader goes after the first line.
     process = subprocess.Popen([installed('urdf_state_publisher_demo')], stdout=subprocess.PIPE,

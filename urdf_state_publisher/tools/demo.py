@@ -9,7 +9,6 @@ tree with every frame's pose chained from what the node published.
 
 from __future__ import annotations
 
-import argparse
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 import ctypes
@@ -37,6 +36,7 @@ from tf2_msgs.msg import TFMessage
 
 from urdf_state_publisher.description import Joint, JointType
 from urdf_state_publisher.errors import DescriptionError
+from urdf_state_publisher.exit_status import ArgumentParser
 from urdf_state_publisher.geometry import Pose, rpy_from_quaternion, twist_angle
 from urdf_state_publisher.kinematics.model import RobotModel
 from urdf_state_publisher.ros.launch_support import view_installed
@@ -536,8 +536,8 @@ class Screen:
 
 # main -----------------------------------------------------------------------------------------
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
         prog='urdf_state_publisher_demo',
         description='Run urdf_state_publisher on a robot (the bundled sample_arm by default) '
                     'with a motion source driving every joint, and show live what it '
