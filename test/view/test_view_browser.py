@@ -255,6 +255,10 @@ SWING_URDF = """<robot name="swing">
 </robot>"""
 
 
+# In `make test-long` only, for now: with CI's rows two at a time, the picture after a seek back
+# to 1 s was not within a tenth of a link's pixels of the first one in two rows of three (issue
+# 55 stays open on it); alone, and in the rows before, it passed.
+@pytest.mark.slow
 def test_a_recording_s_timeline_moves_the_drawn_robot(browser, views, tmp_path):
     from rosbags.rosbag2 import Writer
     from rosbags.typesys import get_typestore, Stores
