@@ -8,7 +8,7 @@
   python bench/benchmark.py --only fleet     # section 6 alone (about 5 minutes)
   python bench/benchmark.py --only bag       # section 7 alone (about 5 minutes)
   python bench/benchmark.py --only latency   # section 8 alone (about 3 minutes)
-  python bench/benchmark.py --only cluster   # section 9 alone (about 3 minutes)
+  python bench/benchmark.py --only cluster   # section 9 alone (about a minute)
   python bench/benchmark.py --only view      # section 10 alone (about a minute)
 
 Sections:

@@ -26,6 +26,7 @@ import uuid
 
 from urdf_state_publisher.recorded.folders import Recording, SplitRecording
 from urdf_state_publisher.recorded.input import BagInputError, recording_bytes
+from urdf_state_publisher.recorded.memory_reuse import memory_kept_for_reuse
 from urdf_state_publisher.recorded.progress import BatchProgress, BatchState
 from urdf_state_publisher.recorded.run import EXIT_FAILED, EXIT_OK, RunOptions, RunSummary
 from urdf_state_publisher.recorded.stops import done
@@ -159,7 +160,8 @@ def _cluster_run(source: Recording, target: Path, options: RunOptions) -> RunRec
             input=str(source), output=str(target), status=EXIT_OK,
             error='written by an earlier attempt, whose worker was lost before it reported'),
             worker, 0.0)
-    return recorded_run(source, target, options, worker)
+    with memory_kept_for_reuse():  # a nanny's worker unmaps every large buffer it frees
+        return recorded_run(source, target, options, worker)
 
 
 def _record_of(future: Any, source: Recording) -> RunRecord:
