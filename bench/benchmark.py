@@ -10,6 +10,7 @@
   python bench/benchmark.py --only latency   # section 8 alone (about 3 minutes)
   python bench/benchmark.py --only cluster   # section 9 alone (about a minute)
   python bench/benchmark.py --only view      # section 10 alone (about a minute)
+  python bench/benchmark.py --only view --view-robot tiago_dual.urdf  # and a robot of yours
 
 Sections:
   1. in-process cost per JointState: the node's joint_states callback, called with what its
@@ -647,6 +648,11 @@ def main() -> int:
                         help='run only this section (memory: section 5, fleet: section 6, '
                              'bag: section 7, latency: section 8, cluster: section 9, '
                              'view: section 10)')
+    parser.add_argument('--view-robot', type=Path, action='append', default=[],
+                        metavar='URDF',
+                        help='section 10 also on this description (repeatable; its '
+                             'package:// meshes found through AMENT_PREFIX_PATH), such as '
+                             "tiago_dual's, expanded by xacro")
     args = parser.parse_args()
     scale = SMOKE if args.smoke else FULL
     if args.long:
@@ -691,7 +697,9 @@ def main() -> int:
         if args.only == 'view' or (args.only is None and not args.smoke):
             from view_section import view_section  # bench/; imports playwright
 
-            view_section(robots[1:], driver, workdir, report)
+            given = [BenchRobot(f'{path.stem} (given)', path.resolve())
+                     for path in args.view_robot]
+            view_section([*robots[1:], *given], driver, workdir, report)
     finally:
         driver.node.destroy_node()
     rclpy.try_shutdown()

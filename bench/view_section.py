@@ -1,10 +1,10 @@
-"""Section 9 of bench/benchmark.py: urdf_state_publisher_view under a robot at 100 Hz.
+"""Section 10 of bench/benchmark.py: urdf_state_publisher_view under a robot at 100 Hz.
 
 The node (every message: /tf at the JointStates' rate) and the view run as users start them;
 Debian's headless Chromium shows the page (driven by playwright). Measured over the window:
 the view's updates reaching the browser (bursts of websocket frames received by the page: one
 per tick that moved a link), and the view process's CPU (its per-process CPU clock). Targets:
-at least 30 updates a second (the view redraws at most 30 times a second: it should keep up),
+at least 30 updates a second (the view redraws at most 40 times a second: it should keep up),
 and under a quarter of a core.
 """
 
@@ -35,7 +35,7 @@ RATE_HZ = 100.0
 SECONDS = 10.0  # measured per robot
 UPDATES_TARGET = 30.0
 CPU_TARGET = 0.25  # of one core
-# Frames closer than this are one update's (the view ticks every 33 ms at most).
+# Frames closer than this are one update's (the view ticks every 25 ms at most).
 BURST_GAP_S = 0.008
 VIEW = ('import sys; from urdf_state_publisher.view.entry import main; sys.exit(main())')
 
@@ -50,7 +50,7 @@ def view_section(robots, driver, workdir: Path, report: dict, seconds: float = S
     """Updates per second and CPU of the view for each of `robots` at 100 Hz JointStates."""
     from playwright.sync_api import sync_playwright
 
-    print(f'\n9. the view (urdf_state_publisher_view) at {RATE_HZ:g} Hz JointStates, every '
+    print(f'\n10. the view (urdf_state_publisher_view) at {RATE_HZ:g} Hz JointStates, every '
           f'message, a headless Chromium watching, {seconds:g} s per robot')
     report['view'] = []
     with sync_playwright() as playwright:

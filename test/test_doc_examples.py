@@ -47,6 +47,10 @@ EXAMPLES = {
         'command display.launch.py prints; running it needs root and a ROS 2 apt source)',
     ('view.md', "pip install 'urdf_state_publisher[view]'"):
         'test_view_browser.py::test_the_pages_commands_show_the_robot_in_the_browser',
+    ('view.md', 'ros2 run urdf_state_publisher urdf_state_publisher_view --frame-prefix '
+                'robot1/ \\'):
+        'test_view_browser.py::test_one_robot_of_several_is_drawn_from_its_prefixed_frames '
+        '(the view with its words, ros2 run needs a ROS 2 install)',
     ('view.md', 'ros2 launch urdf_state_publisher display.launch.py gui:=true'):
         'test_launch_files.py::test_display_starts_rviz_and_the_view_only_with_gui (the launch '
         "file with stand-ins for launch; ros2 needs a ROS 2 install; the view's command is "

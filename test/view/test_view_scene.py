@@ -98,13 +98,30 @@ def test_a_link_is_posed_through_its_chain_of_transforms_or_not_at_all():
     tree.set('loop_a', 'loop_b', Pose())
     tree.set('loop_b', 'loop_a', Pose())
 
-    poses = tree.poses(('base', 'torso', 'arm', 'hand', 'wheel', 'loop_a'), 'base')
+    poses = {frame: tree.pose(frame, 'base')
+             for frame in ('base', 'torso', 'arm', 'hand', 'wheel', 'loop_a')}
 
     assert poses['base'].translation == (0.0, 0.0, 0.0)
     # The arm, 1 m along the torso's x, which is turned a quarter about z: along base's y.
     assert poses['arm'].translation == pytest.approx((0.0, 1.0, 1.0))
     assert poses['hand'] is None and poses['wheel'] is None and poses['loop_a'] is None
     assert tree.pose('arm', 'odom').translation == pytest.approx((5.0, 1.0, 1.0))
+
+
+def test_a_link_is_posed_in_its_parent_link_whatever_shape_the_transforms_tree_has():
+    # The description's tree: base -> arm -> hand. A publisher of another shape gives the
+    # hand from the base, and the arm from the base: the hand in the arm is still found.
+    tree = TransformTree()
+    tree.set('base', 'arm', Pose((0.0, 0.0, 1.0), quarter_turn_about_z()))
+    tree.set('base', 'hand', Pose((0.0, 2.0, 1.0)))
+    tree.set('lost', 'finger', Pose((1.0, 0.0, 0.0)))
+
+    # In the arm's frame (turned a quarter about z, 1 m up), base's (0, 2, 1) is 2 m along x.
+    hand = tree.relative('hand', 'arm', 'base')
+    assert hand.translation == pytest.approx((2.0, 0.0, 0.0))
+    assert hand.rotation == pytest.approx((0.0, 0.0, -math.sqrt(0.5), math.sqrt(0.5)))
+    assert tree.relative('arm', 'base', 'base').translation == pytest.approx((0.0, 0.0, 1.0))
+    assert tree.relative('finger', 'hand', 'base') is None
 
 
 def test_joint_values_are_read_back_from_their_transforms():
@@ -187,6 +204,23 @@ def test_a_timeline_gives_the_latest_transforms_until_a_moment_forward_and_back(
     # Back: what came later is forgotten (the hand came at 20).
     assert x_of('arm', 15) == 1.0 and x_of('hand', 15) is None
     assert x_of('hand', 20) == 2.0
+
+
+def test_a_long_timeline_seeks_back_and_forth_to_what_was_logged_until_then():
+    from urdf_state_publisher.view.bag_source import SNAPSHOT_EVERY, Timeline
+
+    # Moment k (at k ns) puts the arm at x = k; the hand appears at moment 300 and stays.
+    count = 4 * SNAPSHOT_EVERY + 17
+    moments = [(k, [('base', 'arm', Pose((float(k), 0.0, 0.0)))]
+                + ([('arm', 'hand', Pose())] if k == 300 else [])) for k in range(count)]
+    timeline = Timeline([], moments)
+
+    for time_ns in (count - 1, 5, 3 * SNAPSHOT_EVERY + 1, 299, 300, 2 * SNAPSHOT_EVERY,
+                    SNAPSHOT_EVERY - 1, count + 100, 0):
+        tree = timeline.seek(time_ns)
+        last = min(time_ns, count - 1)
+        assert tree.pose('arm', 'base').translation[0] == float(last), time_ns
+        assert (tree.pose('hand', 'base') is None) == (last < 300), time_ns
 
 
 @pytest.mark.parametrize('arguments, named', [

@@ -22,6 +22,8 @@ DESCRIPTION_TOPIC = '/robot_description'
 TF_TYPE = 'tf2_msgs/msg/TFMessage'
 
 Transform = tuple[str, str, Pose]  # parent, child, pose
+# Moments between two kept trees: a seek back applies fewer than this many again.
+SNAPSHOT_EVERY = 256
 
 
 class Timeline:
@@ -34,24 +36,26 @@ class Timeline:
         self.start_ns = self._times[0] if self._times else 0
         self.end_ns = self._times[-1] if self._times else 0
         self.tree = TransformTree()
-        self._applied = 0  # moments in `tree`
-        self._reset()
-
-    def _reset(self) -> None:
-        self.tree.clear()
         for parent, child, pose in self.static:
             self.tree.set(parent, child, pose)
-        self._applied = 0
+        # The tree after each SNAPSHOT_EVERY-th moment, kept as a seek passes it: a seek back
+        # starts from the last one before it, not from the start of a long recording.
+        self._snapshots = [self.tree.snapshot()]
+        self._applied = 0  # moments in `tree`
 
     def seek(self, time_ns: int) -> TransformTree:
         """The tree as it stood at `time_ns`: every transform logged until then, the latest."""
         wanted = bisect.bisect_right(self._times, time_ns)
         if wanted < self._applied:
-            self._reset()
-        for _, transforms in self.moments[self._applied:wanted]:
-            for parent, child, pose in transforms:
+            kept = min(wanted // SNAPSHOT_EVERY, len(self._snapshots) - 1)
+            self.tree.restore(self._snapshots[kept])
+            self._applied = kept * SNAPSHOT_EVERY
+        while self._applied < wanted:
+            for parent, child, pose in self.moments[self._applied][1]:
                 self.tree.set(parent, child, pose)
-        self._applied = wanted
+            self._applied += 1
+            if self._applied == len(self._snapshots) * SNAPSHOT_EVERY:
+                self._snapshots.append(self.tree.snapshot())
         return self.tree
 
 

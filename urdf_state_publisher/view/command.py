@@ -1,6 +1,6 @@
 """urdf_state_publisher_view: the command line, and the page's loop (viser).
 
-The robot's links are posed from /tf and /tf_static, 30 times a second at most, each link sent
+The robot's links are posed from /tf and /tf_static, 40 times a second at most, each link sent
 to the browser only when its pose changed. The sliders publish a JointState when one moves.
 """
 
@@ -21,8 +21,10 @@ __all__ = ['build_parser', 'main']
 PROG = 'urdf_state_publisher_view'
 DEFAULT_HOST = '127.0.0.1'
 DEFAULT_PORT = 8080
-# The page is redrawn this often at most: a screen's eye needs no more, a browser keeps up.
-UPDATES_PER_SECOND = 30
+# The page is redrawn this often at most: above the 30 a second that a moving robot needs to
+# look smooth, with room for the ticks a loaded machine loses; a redraw costs the view's
+# process CPU for every link that moved (bench --only view).
+UPDATES_PER_SECOND = 40
 
 
 def build_parser() -> ArgumentParser:
@@ -52,6 +54,9 @@ def build_parser() -> ArgumentParser:
     parser.add_argument('--topic', default='joint_states',
                         help='where the sliders publish (default joint_states; or a source '
                              'topic that urdf_state_publisher merges)')
+    parser.add_argument('--frame-prefix', default='', metavar='PREFIX',
+                        help="the prefix of the robot's frames in /tf, as the publisher's "
+                             'frame_prefix parameter gives it (robot1/)')
     parser.add_argument('--no-sliders', action='store_true',
                         help='no sliders (a driver publishes the joint states)')
     return parser
@@ -165,7 +170,7 @@ def main(argv: list[str] | None = None, stop: StopRequest | None = None) -> int:
                 if page is not None:
                     page.remove()
                 page = _build_page(server, text, link, package_paths, description_dir,
-                                   sliders=not args.no_sliders)
+                                   sliders=not args.no_sliders, frame_prefix=args.frame_prefix)
                 text = None
             if page is not None:
                 page.draw()
@@ -216,13 +221,13 @@ class Player:
             self.play.label = 'Play'
 
 
-def _build_page(server, text, link, package_paths, description_dir, *, sliders):
+def _build_page(server, text, link, package_paths, description_dir, *, sliders, frame_prefix):
     from urdf_state_publisher.description import DescriptionError
     from urdf_state_publisher.view.page import Page
 
     try:
         return Page(server, text, link, package_paths, _find_package(), description_dir,
-                    sliders=sliders)
+                    sliders=sliders, frame_prefix=frame_prefix)
     except DescriptionError as exc:
         print(f'{PROG}: the robot description cannot be shown: {exc}', file=sys.stderr)
         return None

@@ -1,7 +1,14 @@
 """The page: the robot's visuals in viser's scene, posed from the transforms, and the GUI.
 
-The scene holds a frame per link, named by the link's index, whose pose is the link's in the
-root link; the link's visuals are its children, at their origins.
+The scene holds a frame per link, nested as the description's tree (`/robot/0/3/7`: each name
+the link's index, under its parent link's frame), whose pose is the link's in its parent
+link, as the transforms give it; the link's visuals are its children, at their origins. So
+the browser composes the chains, and a tick sends each link's change alone: a revolute or
+continuous joint's link turns (one message) and a prismatic one's slides, where a link posed
+in the root would need both for every link below a moving joint. viser's setters cost about
+17 us each (its numpy check of a change): 140 links took 5 ms a tick posed in the root.
+A link whose transform is missing is hidden, and with it everything below it, as RViz shows
+"No transform" for a link whose chain to the fixed frame is incomplete.
 """
 
 from __future__ import annotations
@@ -9,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
+from urdf_state_publisher.geometry import Pose
 from urdf_state_publisher.kinematics.model import RobotModel
 from urdf_state_publisher.view.scene import joint_values, MeshPathError, read_visuals, resolve_mesh
 from urdf_state_publisher.view.sliders import SliderSet
@@ -29,27 +37,33 @@ class Page:
     """What one robot description puts on the page; `remove` takes it off again."""
 
     def __init__(self, server, description: str, link, package_paths, find_package,
-                 description_dir, *, sliders: bool):
+                 description_dir, *, sliders: bool, frame_prefix: str = ''):
         self.server = server
         self.link = link
         self.model = RobotModel.from_urdf(description)
+        self.frame_prefix = frame_prefix
         self.handles = []
         self.frames = {}
         scene = server.scene
         self._aim_camera()
+        # Each link under its parent link (the root: under none); links come parents first.
+        self.parent_link = {j.child: j.parent for j in self.model.description.joints}
+        paths = {}
         for index, name in enumerate(self.model.links):
-            frame = scene.add_frame(f'/robot/{index}', show_axes=False, axes_length=0.1,
-                                    axes_radius=0.004, visible=False)
+            parent = self.parent_link.get(name)
+            paths[name] = f'{paths[parent] if parent else "/robot"}/{index}'
+            frame = scene.add_frame(paths[name], show_axes=False, axes_length=0.1,
+                                    axes_radius=0.004, visible=parent is None)
             self.frames[name] = frame
             self.handles.append(frame)
         self.labels = []
-        for index, name in enumerate(self.model.links):
-            label = scene.add_label(f'/robot/{index}/name', name, visible=False)
+        for name in self.model.links:
+            label = scene.add_label(f'{paths[name]}/name', name, visible=False)
             self.labels.append(label)
             self.handles.append(label)
         self.missing = []
         for number, visual in enumerate(read_visuals(description)):
-            parent = f'/robot/{self.model.links.index(visual.link)}/visual_{number}'
+            parent = f'{paths[visual.link]}/visual_{number}'
             where = dict(position=visual.origin.translation, wxyz=_wxyz(visual.origin.rotation))
             color = _rgb(visual.rgba)
             opacity = visual.rgba[3] if visual.rgba[3] < 1.0 else None
@@ -150,14 +164,14 @@ class Page:
         self.link.publish(*self.sliders.joint_state())
 
     def draw(self) -> None:
-        """Send the links whose pose changed (a link not reachable by transforms is hidden)."""
+        """Send each link whose pose in its parent link changed; hide those without one."""
         show_values = self.show_values.value
         with self.link.lock:
             changed = self.link.changed
             self.link.changed = False
-            poses = self.link.tree.poses(self.model.links, self.model.root) if changed else None
+            poses = self._link_poses() if changed else None
             # Read when they change, and when the list is opened.
-            values = joint_values(self.model, self.link.tree) \
+            values = joint_values(self.model, self.link.tree, self.frame_prefix) \
                 if show_values and (changed or not self.values_text.visible) else None
         shown = self.show_frames.value
         if shown != self._frames_shown:
@@ -173,19 +187,36 @@ class Page:
             return
         with self.server.atomic():
             for name, pose in poses.items():
-                key = None if pose is None else (pose.translation, pose.rotation)
-                drawn = self._drawn.get(name, ())
-                if drawn == key:
-                    continue
-                self._drawn[name] = key
-                frame = self.frames[name]
+                drawn = self._drawn.get(name)
                 if pose is None:
-                    frame.visible = False
+                    if drawn is not None:
+                        self.frames[name].visible = False
+                        self._drawn[name] = None
                     continue
-                frame.position = pose.translation
-                frame.wxyz = _wxyz(pose.rotation)
-                if drawn in ((), None):  # hidden until now
+                frame = self.frames[name]
+                # Only what changed: a turning link's translation stays as it was.
+                if drawn is None or drawn.translation != pose.translation:
+                    frame.position = pose.translation
+                if drawn is None or drawn.rotation != pose.rotation:
+                    frame.wxyz = _wxyz(pose.rotation)
+                if drawn is None:
                     frame.visible = True
+                self._drawn[name] = pose
+
+    def _link_poses(self) -> dict[str, Pose | None]:
+        """Each link's pose in its parent link (the root's: none to send), from the transforms.
+
+        The transform from the parent link's frame itself, as a robot_state_publisher
+        publishes it; else through the transforms' own tree (another publisher's shape).
+        """
+        tree, prefix = self.link.tree, self.frame_prefix
+        poses = {}
+        for name, parent in self.parent_link.items():
+            child_frame, parent_frame = prefix + name, prefix + parent
+            pose = tree.transform(parent_frame, child_frame)
+            poses[name] = pose if pose is not None else \
+                tree.relative(child_frame, parent_frame, prefix + self.model.root)
+        return poses
 
     def remove(self) -> None:
         """Take everything this description put on the page off it."""

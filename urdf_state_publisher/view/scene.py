@@ -19,7 +19,7 @@ from urdf_state_publisher.geometry import Pose
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Mapping
 
     from urdf_state_publisher.kinematics.model import RobotModel
 
@@ -161,9 +161,13 @@ class TransformTree:
             return
         self._parent[child] = (parent, pose)
 
-    def clear(self) -> None:
-        """Forget every transform (a bag's timeline jumped back)."""
-        self._parent.clear()
+    def snapshot(self) -> dict[str, tuple[str, Pose]]:
+        """The tree as it stands, for `restore`."""
+        return dict(self._parent)
+
+    def restore(self, snapshot: dict[str, tuple[str, Pose]]) -> None:
+        """The tree as it stood at `snapshot` (a bag's timeline jumped back)."""
+        self._parent = dict(snapshot)
 
     def pose(self, frame: str, fixed: str) -> Pose | None:
         """Pose of `frame` in `fixed`, if a chain of transforms leads from one to the other."""
@@ -178,21 +182,17 @@ class TransformTree:
             frame = parent
         return pose
 
-    def poses(self, frames: Iterable[str], fixed: str) -> dict[str, Pose | None]:
-        """`pose` of each of `frames` in `fixed`, each frame's chain walked once."""
-        found: dict[str, Pose | None] = {fixed: Pose()}
+    def relative(self, child: str, parent: str, fixed: str) -> Pose | None:
+        """Pose of `child` in `parent`: up `child`'s chain, else through both ones' to `fixed`.
 
-        def walk(frame: str, depth: int) -> Pose | None:
-            if frame in found:
-                return found[frame]
-            entry = self._parent.get(frame)
-            found[frame] = None  # a cycle ends here, unposed
-            if entry is not None and depth < len(self._parent):
-                above = walk(entry[0], depth + 1)
-                found[frame] = None if above is None else above * entry[1]
-            return found[frame]
-
-        return {frame: walk(frame, 0) for frame in frames}
+        None if neither way is complete (as tf2's lookup between two frames of one tree).
+        """
+        pose = self.pose(child, parent)
+        if pose is None:
+            below, above = self.pose(child, fixed), self.pose(parent, fixed)
+            if below is not None and above is not None:
+                pose = above.inverse() * below
+        return pose
 
     def transform(self, parent: str, child: str) -> Pose | None:
         """The latest transform of `child` if its parent is `parent`."""
@@ -200,16 +200,18 @@ class TransformTree:
         return entry[1] if entry is not None and entry[0] == parent else None
 
 
-def joint_values(model: RobotModel, tree: TransformTree) -> dict[str, float]:
+def joint_values(model: RobotModel, tree: TransformTree, frame_prefix: str = ''
+                 ) -> dict[str, float]:
     """The value of each single-value joint, read back from its transform (as received).
 
     A revolute or continuous joint's angle about its axis, a prismatic joint's travel along it:
-    the view shows what the transforms say, whoever published them.
+    the view shows what the transforms say, whoever published them. The frames are the links'
+    names after `frame_prefix` (robot_state_publisher's parameter of that name).
     """
     values = {}
     for name in model.scalar_joints:
         joint = model.joint(name)
-        pose = tree.transform(joint.parent, joint.child)
+        pose = tree.transform(frame_prefix + joint.parent, frame_prefix + joint.child)
         if pose is None:
             continue
         motion = model.joint_pose(name, 0.0).inverse() * pose
