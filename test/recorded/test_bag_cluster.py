@@ -15,6 +15,7 @@ from pathlib import Path
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -269,6 +270,20 @@ def test_without_distributed_cluster_says_how_to_install_it(tmp_path, eight):
     assert not (tmp_path / 'out').exists()
 
 
+def test_a_cluster_address_where_no_scheduler_answers_is_one_line_and_nothing_written(
+        tmp_path, eight):
+    with socket.socket() as closed:  # a port of this machine that nothing listens on
+        closed.bind(('127.0.0.1', 0))
+        address = f'tcp://127.0.0.1:{closed.getsockname()[1]}'
+    result = run([eight / 'robot_0', eight / 'robot_1'], tmp_path / 'out', '--cluster', address)
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f'urdf_state_publisher_bag: --cluster {address}: no Dask scheduler '
+                           'answers there (')
+    assert line.endswith('); start one (dask scheduler) or give its address')
+    assert not (tmp_path / 'out').exists()
+
+
 def test_the_cluster_command_of_the_recorded_data_page_runs(tmp_path, cluster, eight):
     page = (Path(__file__).resolve().parents[2] / 'doc' / 'recorded-data.md').read_text()
     [block] = [b.split('\n', 1)[1] for b in page.split('```')[1::2]
@@ -323,4 +338,7 @@ def test_progress_counts_done_running_and_left_and_names_the_dashboard(
     for line in progress:
         assert re.fullmatch(r'batch: \d of 4 runs done( \(\d not OK\))?, \d running, \d left; '
                             r'\d+ s(, [\d.]+ runs/s, [\d.]+ s of bag per second)?', line), line
+        # Running: at most one a worker (each has one thread), the runs sent ahead to a
+        # worker counted left.
+        assert int(re.search(r', (\d) running', line)[1]) <= 2, line
     assert progress[-1].startswith('batch: 4 of 4 runs done (1 not OK), 0 running, 0 left; ')

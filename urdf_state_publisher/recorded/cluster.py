@@ -217,8 +217,11 @@ class _Progress:
         self.summaries.append(summary)
 
     def show(self) -> None:
-        running = sum(1 for keys in self.client.processing().values()
-                      for key in keys if key in self.keys)
+        # A worker is sent a few more runs than it has threads (Dask's worker-saturation): the
+        # rest wait there, and are counted left, not running.
+        threads = self.client.nthreads()
+        running = sum(min(sum(1 for key in keys if key in self.keys), threads.get(worker, 0))
+                      for worker, keys in self.client.processing().items())
         self.progress.show(BatchState(
             total=self.total, done=len(self.summaries), running=running,
             not_ok=sum(s.status != EXIT_OK for s in self.summaries),
