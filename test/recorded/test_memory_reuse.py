@@ -24,8 +24,11 @@ pytestmark = [pytest.mark.ros_free,  # also runs where no ROS 2 is installed
 PAGES = (1 << 20) // os.sysconf('SC_PAGE_SIZE')
 BUFFERS = 100
 
+# Two measures, each in a fresh process: the faults per buffer through the runs, and then
+# (where a freed 200 MiB would leave chunks that later buffers reuse, whatever the thresholds)
+# the memory given back.
 MEASURE = r'''
-import json, resource, sys
+import ctypes, json, resource, sys
 from urdf_state_publisher.recorded.memory_reuse import memory_kept_for_reuse
 
 def faults_per_buffer():
@@ -36,23 +39,46 @@ def faults_per_buffer():
         del buffer
     return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / int(sys.argv[1])
 
+class Mallinfo2(ctypes.Structure):  # glibc's struct mallinfo2 (malloc.h): ten size_t
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        'arena', 'ordblks', 'smblks', 'hblks', 'hblkhd', 'usmblks', 'fsmblks', 'uordblks',
+        'fordblks', 'keepcost')]
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = Mallinfo2
+
+def mapped_for_a_held_buffer():
+    """Chunks glibc maps apart from its heap for one 1 MiB buffer, while it is held."""
+    before = libc.mallinfo2().hblks
+    buffer = b'x' * (1 << 20)
+    mapped = libc.mallinfo2().hblks - before
+    del buffer
+    return mapped
+
 def resident_mib():
     with open('/proc/self/statm') as statm:
         return int(statm.read().split()[1]) * resource.getpagesize() / (1 << 20)
 
-out = {'outside': faults_per_buffer()}
 first, second = memory_kept_for_reuse(), memory_kept_for_reuse()
-first.__enter__()
-out['inside'] = faults_per_buffer()
-second.__enter__()  # a second run on the same worker, at once
-first.__exit__(None, None, None)
-out['one_of_two_ended'] = faults_per_buffer()
-held = [b'x' * (1 << 20) for _ in range(200)]
-del held
-out['freed_kept_mib'] = resident_mib()
-second.__exit__(None, None, None)
-out['after_mib'] = resident_mib()
-out['after'] = faults_per_buffer()
+if sys.argv[2] == 'faults':
+    outside, mapped_outside = faults_per_buffer(), mapped_for_a_held_buffer()
+    first.__enter__()
+    inside, mapped_inside = faults_per_buffer(), mapped_for_a_held_buffer()
+    second.__enter__()  # a second run on the same worker, at once
+    first.__exit__(None, None, None)
+    one_of_two_ended = faults_per_buffer()
+    second.__exit__(None, None, None)
+    after, mapped_after = faults_per_buffer(), mapped_for_a_held_buffer()
+    out = dict(outside=outside, inside=inside, one_of_two_ended=one_of_two_ended, after=after,
+               mapped_outside=mapped_outside, mapped_inside=mapped_inside,
+               mapped_after=mapped_after)
+else:
+    first.__enter__()
+    held = [b'x' * (1 << 20) for _ in range(200)]
+    del held
+    freed_kept_mib = resident_mib()
+    first.__exit__(None, None, None)
+    out = dict(freed_kept_mib=freed_kept_mib, after_mib=resident_mib())
 print(json.dumps(out))
 '''
 
@@ -61,9 +87,13 @@ print(json.dumps(out))
 def measured() -> dict[str, float]:
     environment = {**os.environ, 'MALLOC_TRIM_THRESHOLD_': '65536'}
     environment.pop('MALLOC_MMAP_THRESHOLD_', None)
-    result = subprocess.run([sys.executable, '-c', MEASURE, str(BUFFERS)], env=environment,
-                            capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(result.stdout)
+    figures = {}
+    for measure in ('faults', 'memory'):
+        result = subprocess.run([sys.executable, '-c', MEASURE, str(BUFFERS), measure],
+                                env=environment, capture_output=True, text=True, timeout=300,
+                                check=True)
+        figures.update(json.loads(result.stdout))
+    return figures
 
 
 def test_a_worker_s_environment_maps_each_large_buffer_afresh(measured):
@@ -80,7 +110,11 @@ def test_buffers_stay_reused_while_another_run_is_under_way(measured):
 
 
 def test_after_the_last_run_the_nanny_s_setting_is_back(measured):
+    # Freed memory returned at once (the trim threshold), a large buffer mapped apart (the
+    # mmap threshold), as before the runs; inside one, it came from the heap.
     assert measured['after'] > PAGES / 2
+    assert (measured['mapped_outside'], measured['mapped_inside'],
+            measured['mapped_after']) == (1, 0, 1)
 
 
 def test_after_the_last_run_freed_memory_is_given_back(measured):
