@@ -1,15 +1,15 @@
 """Section 9 of the benchmark: a batch of urdf_state_publisher_bag on a Dask cluster.
 
 The same eight recordings (a 100-joint robot's JointStates at 500 Hz, MCAP; hard links to one
-bag) are processed by one command three ways: on the local pool with two processes
-(`--jobs 2`, and `--jobs 1` for what the machine gives two at once), on a Dask cluster of
-two workers, and on one of one worker (`--cluster`), each
-worker a process of one thread under its nanny, the scheduler and the workers on this machine
-(test/dask_cluster.py, as the tests start them). Each figure is a whole command, start-up,
-connecting and the table included. The ways alternate in paired rounds, and each ratio is the
-median of the rounds' own (this machine's speed moves within seconds). Targets: the cluster of
-two workers at least 0.9 times the local pool's throughput, and two workers at least 1.8 times
-one. The bags are in memory (/dev/shm) where the machine has it.
+bag) are processed by one command four ways: on the local pool with two processes (`--jobs 2`)
+and with one (`--jobs 1`: what the machine gives two at once), on a Dask cluster of two
+workers and on one of one worker (`--cluster`), each worker a process of one thread under its
+nanny, the scheduler and the workers on this machine (test/dask_cluster.py, as the tests start
+them), each cluster started for its way and ended after it. Each figure is a whole command,
+start-up, connecting and the table included. The ways alternate in paired rounds, and each
+ratio is the median of the rounds' own (this machine's speed moves within seconds). Targets:
+the cluster of two workers at least 0.9 times the local pool's throughput, and two workers at
+least 1.8 times one. The bags are in memory (/dev/shm) where the machine has it.
 """
 
 from __future__ import annotations
@@ -51,16 +51,20 @@ def cluster_section(robot, seconds: float, rounds: int, workdir: Path, report: d
         shutil.copytree(bag, runs / f'run_{k}', copy_function=os.link)
     command = [sys.executable, '-m', 'urdf_state_publisher.recorded.command', str(runs),
                str(workdir / 'out'), '--description', str(robot.path)]
-    with DaskCluster(workdir / 'two', workers=2) as two, \
-            DaskCluster(workdir / 'one', workers=1) as one:
-        ways = {'local pool, 2 processes': ['--jobs', '2'],
-                'Dask, 2 workers': ['--cluster', two.address],
-                'Dask, 1 worker': ['--cluster', one.address],
-                'local pool, 1 process': ['--jobs', '1']}
-        timed: dict[str, list[float]] = {way: [] for way in ways}
-        for round_ in range(rounds):
-            for way, options in list(ways.items())[::-1 if round_ % 2 else 1]:
-                timed[way].append(process_seconds([*command, *options], workdir / 'out'))
+    # Each way's workers: the local pool's processes, or a Dask cluster's (started for the
+    # way, and ended after it, so that no idle cluster takes the machine from another way).
+    ways = {'local pool, 2 processes': ('--jobs', 2), 'Dask, 2 workers': ('--cluster', 2),
+            'Dask, 1 worker': ('--cluster', 1), 'local pool, 1 process': ('--jobs', 1)}
+    timed: dict[str, list[float]] = {way: [] for way in ways}
+    for round_ in range(rounds):
+        for way, (option, workers) in list(ways.items())[::-1 if round_ % 2 else 1]:
+            if option == '--jobs':
+                timed[way].append(process_seconds([*command, option, str(workers)],
+                                                  workdir / 'out'))
+                continue
+            with DaskCluster(workdir / f'cluster_{round_}_{workers}', workers=workers) as dask:
+                timed[way].append(process_seconds([*command, option, dask.address],
+                                                  workdir / 'out'))
     shutil.rmtree(workdir)
     local, two_workers, one_worker, one_process = (timed[way] for way in ways)
     against_local = statistics.median(pool / dask for pool, dask in zip(local, two_workers))
