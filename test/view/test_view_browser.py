@@ -261,7 +261,9 @@ def test_one_robot_of_several_is_drawn_from_its_prefixed_frames(browser, views, 
     wait_for_picture(page, lambda pixels: changed_pixels(
         pixels, np.full_like(pixels, 255)) > 5 * LINK_PIXELS, 'the robot drawn from robot1/')
     # Without the prefix, no transform names a link of the description: nothing is drawn (the
-    # root, base_footprint, has no visual), as RViz shows no link without its transform.
+    # root, base_footprint, has no visual), as RViz shows no link without its transform. The
+    # page has the description (its check boxes come with it): blank for that reason alone.
+    unprefixed.get_by_text('Frames').wait_for(timeout=WAIT_S * 1000)
     blank = scene_pixels(unprefixed)
     assert changed_pixels(blank, np.full_like(blank, 255)) < LINK_PIXELS
 

@@ -135,6 +135,11 @@ def test_joint_values_are_read_back_from_their_transforms():
 
     assert joint_values(model, tree) == {
         'shoulder_pan_joint': pytest.approx(0.7), 'torso_lift_joint': pytest.approx(0.2)}
+    # One robot of several: its frames named after a prefix (the publisher's frame_prefix).
+    prefixed = TransformTree()
+    prefixed.set('robot1/base_link', 'robot1/torso_link', Pose((-0.1, 0.0, 0.35)))
+    assert joint_values(model, prefixed, 'robot1/') == {'torso_lift_joint': pytest.approx(0.2)}
+    assert joint_values(model, prefixed) == {}
 
 
 def sample_joints() -> dict[str, ElementTree.Element]:

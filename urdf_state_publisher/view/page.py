@@ -37,7 +37,7 @@ class Page:
     """What one robot description puts on the page; `remove` takes it off again."""
 
     def __init__(self, server, description: str, link, package_paths, find_package,
-                 description_dir, *, sliders: bool, frame_prefix: str = ''):
+                 description_dir, *, sliders: bool, frame_prefix: str):
         self.server = server
         self.link = link
         self.model = RobotModel.from_urdf(description)
