@@ -283,6 +283,11 @@ def red_pixels(pixels: np.ndarray) -> int:
     return int(((red > 90) & (red > 2 * green + 30) & (red > 2 * blue + 30)).sum())
 
 
+# In `make test-long` only: in one CI run of four (rows two at a time), the picture after the
+# seek back to 1 s never came within a tenth of a link's pixels of the first one, with the
+# whole robot in that first picture; alone, under three busy loops, and in the other runs it
+# passed. The cause is not found (the page's camera was seen still from the first picture).
+@pytest.mark.slow
 def test_a_recording_s_timeline_moves_the_drawn_robot(browser, views, tmp_path):
     from rosbags.rosbag2 import Writer
     from rosbags.typesys import get_typestore, Stores
